@@ -1,0 +1,118 @@
+import { checksumOf } from './checksum.js'
+import type { CommandSource } from './collect.js'
+import { deriveName } from './collect.js'
+import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECLARED_TWICE } from './errors.js'
+import { isDottedName } from './names.js'
+import type { Config } from './options.js'
+import type { Registry } from './registry.js'
+import { fieldsOf, ownTypeNameOf, paramsOf, propertiesOf, typeRefOf } from './schema-map.js'
+import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType } from './types.js'
+
+/**
+ * Builds the manifest from the options, the registry and the collected routes. Every map is sorted by
+ * name, so two instances with the same configuration produce the same bytes (but `updatedAt`).
+ */
+export function buildManifest (config: Config, registry: Registry, sources: CommandSource[], now = new Date()): Readonly<Manifest> {
+  const commands = buildCommands(sources, registry)
+  const manifest: Manifest = {
+    svc: config.layout,
+    name: config.name,
+    description: config.description,
+    ...(config.about !== undefined && { about: config.about }),
+    version: config.version,
+    baseUrl: config.baseUrl,
+    ...(config.auth !== undefined && { auth: { type: config.auth.type, description: config.auth.description } }),
+    commands,
+    events: buildEvents(registry),
+    ...(config.layout === '0.5.0' && { channels: sortedMap(registry.channels, (channel) => ({ description: channel.description })) }),
+    types: buildTypes(registry),
+    checksum: checksumOf(commands),
+    updatedAt: now.toISOString()
+  }
+  return deepFreeze(manifest)
+}
+
+function buildCommands (sources: CommandSource[], registry: Registry): Record<string, ManifestCommand> {
+  const byName = new Map<string, CommandSource>()
+  for (const source of sources) {
+    const name = commandName(source)
+    const other = byName.get(name)
+    if (other !== undefined) {
+      throw new FST_SVC_DUPLICATE_NAME(`routes ${other.route} and ${source.route} are both command "${name}". Set svc.name on one of them.`)
+    }
+    byName.set(name, source)
+  }
+  return sortedMap(byName, (source) => buildCommand(source, registry))
+}
+
+function commandName (source: CommandSource): string {
+  if (source.name !== undefined) return source.name
+  const derived = deriveName(source.url)
+  if (isDottedName(derived)) return derived
+  throw new FST_SVC_NAME_NOT_DERIVABLE(`route ${source.route} gives ${derived === '' ? 'no name' : `"${derived}", not a valid name`}. Set svc.name, for example svc: { name: 'cart.get', ... }.`)
+}
+
+function buildCommand (source: CommandSource, registry: Registry): ManifestCommand {
+  const command: ManifestCommand = { description: source.description }
+  const params = buildParams(source, registry)
+  if (params !== undefined) command.params = params
+  if (source.returns !== undefined) command.returns = typeRefOf(source.returns.schema, registry, source.returns.where)
+  if (source.tags !== undefined) command.tags = source.tags
+  if (source.hints !== undefined) command.hints = source.hints
+  if (source.auth !== undefined) command.auth = source.auth
+  return command
+}
+
+function buildParams (source: CommandSource, registry: Registry): Record<string, ManifestParam> | undefined {
+  if (source.paramSources.length === 0) return undefined
+  const params: Record<string, ManifestParam> = {}
+  const origin = new Map<string, string>()
+  for (const { where, schema, path } of source.paramSources) {
+    for (const [name, param] of Object.entries(paramsOf(schema, registry, where, path))) {
+      const first = origin.get(name)
+      if (first !== undefined) {
+        throw new FST_SVC_PARAMS_DECLARED_TWICE(`param "${name}" is in ${first} and in ${where}. Rename one of them, or declare the params once in svc.params.`)
+      }
+      origin.set(name, where)
+      params[name] = param
+    }
+  }
+  return params
+}
+
+function buildEvents (registry: Registry): Record<string, ManifestEvent> {
+  return sortedMap(registry.events, (event, name) => {
+    const built: ManifestEvent = { description: event.description }
+    if (event.data !== undefined) built.data = fieldsOf(event.data, registry, `event "${name}" data`)
+    return built
+  })
+}
+
+function buildTypes (registry: Registry): Record<string, ManifestType> {
+  return sortedMap(registry.types, (schema, name) => {
+    const where = `type "${name}"`
+    const built: ManifestType = { type: ownTypeNameOf(schema, registry, where) }
+    if (typeof schema.description === 'string') built.description = schema.description
+    if (built.type === 'object' && propertiesOf(schema) !== undefined) built.properties = fieldsOf(schema, registry, where)
+    return built
+  })
+}
+
+function sortedMap<V, R> (entries: Map<string, V>, build: (value: V, name: string) => R): Record<string, R> {
+  const out: Record<string, R> = {}
+  for (const name of [...entries.keys()].sort(compareNames)) out[name] = build(entries.get(name) as V, name)
+  return out
+}
+
+/** Code-unit order, the same as RFC 8785 uses, so served and canonical key orders agree. */
+function compareNames (a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}
+
+function deepFreeze<T> (value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
+}

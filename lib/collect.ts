@@ -1,0 +1,245 @@
+import type { RouteOptions } from 'fastify'
+import {
+  FST_SVC_INVALID_ROUTE_OPTION, FST_SVC_MULTI_METHOD, FST_SVC_PARAMS_DECLARED_TWICE, FST_SVC_UNKNOWN_REF, FST_SVC_UNMAPPABLE_SCHEMA
+} from './errors.js'
+import { assertDescription, assertName } from './names.js'
+import { isPlainObject } from './options.js'
+import { propertiesOf, type Schema, type TypeNames } from './schema-map.js'
+import type { SvcHints, SvcRouteOptions } from './types.js'
+
+/** Where a command's params come from: `svc.params`, or the route's own schemas in this order. */
+export interface ParamSource {
+  where: string
+  schema: Schema
+  /** Path params are always required: the URL carries them. */
+  path: boolean
+}
+
+/** What the manifest needs of one tagged route, copied at `onRoute` time (Fastify mutates the options later). */
+export interface CommandSource {
+  /** `GET /carts/:id/items`, for error messages. */
+  route: string
+  url: string
+  /** The explicit `svc.name`, or undefined to derive it from the URL. */
+  name?: string
+  description: string
+  paramSources: ParamSource[]
+  /** `svc.params`, installed as the validation schema of the route and of its twins. */
+  svcParams?: Schema
+  returns?: { where: string, schema: Schema }
+  tags?: string[]
+  hints?: SvcHints
+  auth?: 'required'
+}
+
+const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth'])
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+const RESPONSE_CODES = ['200', '201', '2xx']
+
+/** Called for every route of a command, its HEAD twin and its prefixed twin included (auth hooks attach here). */
+export type CommandRouteListener = (routeOptions: RouteOptions, command: CommandSource) => void
+
+/**
+ * The `onRoute` hook: turns routes with a `svc` option into command sources. Problems are recorded and
+ * raised from `onReady`, so that `ready()` rejects with the first of them and nothing is served.
+ */
+export class RouteCollector {
+  readonly commands: CommandSource[] = []
+  readonly errors: Error[] = []
+  /** The first route seen for each `svc` object, to recognise Fastify's HEAD and prefix twins. */
+  private readonly seen = new Map<object, { method: string, url: string, command: CommandSource }[]>()
+
+  constructor (private readonly types: TypeNames, private readonly onCommandRoute: CommandRouteListener) {}
+
+  readonly onRoute = (routeOptions: RouteOptions): void => {
+    const svc: unknown = (routeOptions as { svc?: unknown }).svc
+    if (svc === undefined) return
+    try {
+      this.collect(routeOptions, svc)
+    } catch (error) {
+      this.errors.push(error as Error)
+    }
+  }
+
+  private collect (routeOptions: RouteOptions, svc: unknown): void {
+    const method = singleMethod(routeOptions)
+    const url = routeOptions.url as string
+    const twinOf = this.twinOf(svc, method, url)
+    if (twinOf !== undefined) {
+      if (twinOf.svcParams !== undefined) installParams(routeOptions, method, twinOf.svcParams, twinOf.route)
+      this.onCommandRoute(routeOptions, twinOf)
+      return
+    }
+    const route = `${method} ${url}`
+    const { params, returns, ...described } = readRouteOptions(svc, route)
+    const command: CommandSource = { route, url, ...described, paramSources: [] }
+    if (params !== undefined) {
+      this.assertRefsKnown(params, `${route} svc.params`)
+      installParams(routeOptions, method, params, route)
+      command.svcParams = params
+      command.paramSources = [{ where: `${route} svc.params`, schema: params, path: false }]
+    } else {
+      command.paramSources = routeParamSources(routeOptions, route)
+    }
+    command.returns = returns !== undefined
+      ? { where: `${route} svc.returns`, schema: returns }
+      : responseSchema(routeOptions, route)
+    this.commands.push(command)
+    this.remember(svc as object, method, url, command)
+    this.onCommandRoute(routeOptions, command)
+  }
+
+  /** The command this route repeats: the auto HEAD route of a GET, or the second URL of a prefixed `'/'`. */
+  private twinOf (svc: unknown, method: string, url: string): CommandSource | undefined {
+    if (!isPlainObject(svc)) return undefined
+    for (const earlier of this.seen.get(svc) ?? []) {
+      const sameMethod = earlier.method === method || (method === 'HEAD' && earlier.method === 'GET')
+      if (sameMethod && withoutTrailingSlash(earlier.url) === withoutTrailingSlash(url)) return earlier.command
+    }
+    return undefined
+  }
+
+  private remember (svc: object, method: string, url: string, command: CommandSource): void {
+    const list = this.seen.get(svc) ?? []
+    list.push({ method, url, command })
+    this.seen.set(svc, list)
+  }
+
+  /**
+   * `svc.params` becomes the route's validation schema, so a `$ref` in it must resolve now: otherwise the
+   * validator compiler fails first, with an error that does not name the command.
+   */
+  private assertRefsKnown (schema: unknown, where: string): void {
+    for (const ref of refsIn(schema)) {
+      const name = ref.replace(/#$/, '')
+      if (!this.types.has(name)) {
+        throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${ref}", which is not a registered type. Register it with the "types" option (or app.svc.type() before this route).`)
+      }
+    }
+  }
+}
+
+function withoutTrailingSlash (url: string): string {
+  return url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url
+}
+
+function refsIn (value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) {
+    for (const item of value) refsIn(item, found)
+  } else if (isPlainObject(value)) {
+    if (typeof value.$ref === 'string') found.push(value.$ref)
+    for (const child of Object.values(value)) refsIn(child, found)
+  }
+  return found
+}
+
+function singleMethod (routeOptions: RouteOptions): string {
+  const methods = ([] as string[]).concat(routeOptions.method)
+  const named = methods.filter((method) => method !== 'HEAD')
+  if (named.length > 1) {
+    throw new FST_SVC_MULTI_METHOD(`route ${methods.join(',')} ${routeOptions.url} answers ${named.join(' and ')}. A command has one method: declare one route per method, each with its own svc.name.`)
+  }
+  return named[0] ?? 'HEAD'
+}
+
+interface ReadRouteOptions extends Omit<CommandSource, 'route' | 'url' | 'paramSources' | 'returns'> {
+  params?: Schema
+  returns?: Schema
+}
+
+/** Checks the `svc` option and copies what the manifest needs of it. */
+function readRouteOptions (svc: unknown, route: string): ReadRouteOptions {
+  if (!isPlainObject(svc)) invalid(route, 'svc', 'an object { description, ... }', svc)
+  for (const key of Object.keys(svc)) {
+    if (!SVC_KEYS.has(key)) invalid(route, `svc.${key}`, `absent: svc takes ${[...SVC_KEYS].join(', ')}`, svc[key])
+  }
+  assertDescription(svc.description, `route ${route} (svc.description)`)
+  const options: ReadRouteOptions = { description: svc.description }
+  if (svc.name !== undefined) {
+    assertName('command', svc.name, `route ${route}, svc.name`)
+    options.name = svc.name
+  }
+  if (svc.params !== undefined) options.params = objectSchema(svc.params, route, 'svc.params')
+  if (svc.returns !== undefined) options.returns = schemaObject(svc.returns, route, 'svc.returns')
+  if (svc.tags !== undefined) options.tags = readTags(svc.tags, route)
+  if (svc.hints !== undefined) options.hints = readHints(svc.hints, route)
+  if (svc.auth !== undefined) {
+    if (svc.auth !== 'required') invalid(route, 'svc.auth', '"required" (or left out)', svc.auth)
+    options.auth = 'required'
+  }
+  return options
+}
+
+function invalid (route: string, field: string, expected: string, actual: unknown): never {
+  throw new FST_SVC_INVALID_ROUTE_OPTION(`route ${route}: ${field} must be ${expected}; got ${JSON.stringify(actual) ?? String(actual)}.`)
+}
+
+function schemaObject (value: unknown, route: string, field: string): Schema {
+  if (!isPlainObject(value)) invalid(route, field, 'a JSON Schema object', value)
+  return value
+}
+
+function objectSchema (value: unknown, route: string, field: string): Schema {
+  const schema = schemaObject(value, route, field)
+  if (propertiesOf(schema) === undefined || (schema.type !== undefined && schema.type !== 'object')) {
+    throw new FST_SVC_UNMAPPABLE_SCHEMA(`route ${route}: ${field} must be an object schema with properties, for example Type.Object({ q: Type.String() }).`)
+  }
+  return schema
+}
+
+function readTags (tags: unknown, route: string): string[] {
+  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string' && tag.trim() !== '')) {
+    invalid(route, 'svc.tags', 'an array of non-empty strings', tags)
+  }
+  return [...tags]
+}
+
+function readHints (hints: unknown, route: string): SvcHints {
+  if (!isPlainObject(hints)) invalid(route, 'svc.hints', 'an object { idempotent?, sideEffects? }', hints)
+  const read: SvcHints = {}
+  for (const [key, value] of Object.entries(hints)) {
+    if (key !== 'idempotent' && key !== 'sideEffects') invalid(route, `svc.hints.${key}`, 'absent: hints are idempotent and sideEffects', value)
+    if (typeof value !== 'boolean') invalid(route, `svc.hints.${key}`, 'a boolean', value)
+  }
+  if (hints.idempotent !== undefined) read.idempotent = hints.idempotent as boolean
+  if (hints.sideEffects !== undefined) read.sideEffects = hints.sideEffects as boolean
+  return read
+}
+
+/** Installs `svc.params` as the route's body or querystring schema, without touching the user's objects. */
+function installParams (routeOptions: RouteOptions, method: string, params: Schema, route: string): void {
+  const place = BODY_METHODS.has(method) ? 'body' : 'querystring'
+  const schema = (routeOptions.schema ?? {}) as Record<string, unknown>
+  if (schema[place] !== undefined) {
+    throw new FST_SVC_PARAMS_DECLARED_TWICE(`route ${route} has both svc.params and schema.${place}. Declare params once: keep svc.params and remove schema.${place}, or drop svc.params to derive them from the schema.`)
+  }
+  routeOptions.schema = { ...schema, [place]: params }
+}
+
+function routeParamSources (routeOptions: RouteOptions, route: string): ParamSource[] {
+  const schema = (routeOptions.schema ?? {}) as Record<string, unknown>
+  const sources: ParamSource[] = []
+  for (const place of ['params', 'querystring', 'body']) {
+    if (schema[place] === undefined) continue
+    const where = `${route} schema.${place}`
+    sources.push({ where, schema: objectSchema(schema[place], route, `schema.${place}`), path: place === 'params' })
+  }
+  return sources
+}
+
+/** The success response schema: `200`, `201` or `2xx`, the first found; a `content` map gives its JSON schema. */
+function responseSchema (routeOptions: RouteOptions, route: string): CommandSource['returns'] {
+  const response = (routeOptions.schema as { response?: Record<string, unknown> } | undefined)?.response
+  if (!isPlainObject(response)) return undefined
+  const code = RESPONSE_CODES.find((candidate) => response[candidate] !== undefined)
+  if (code === undefined) return undefined
+  let schema = response[code] as Schema
+  const content = schema.content as Record<string, { schema?: Schema }> | undefined
+  if (isPlainObject(content)) schema = content['application/json']?.schema ?? Object.values(content)[0]?.schema ?? {}
+  return { where: `${route} schema.response.${code}`, schema }
+}
+
+/** The default command name: the URL's static segments joined by dots (`/carts/:id/items` → `carts.items`). */
+export function deriveName (url: string): string {
+  return url.split('/').filter((segment) => segment !== '' && !segment.includes(':') && !segment.includes('*')).join('.')
+}

@@ -1,0 +1,51 @@
+import createError from '@fastify/error'
+
+/**
+ * Every error the plugin raises, keyed by its stable code. Each takes one argument: the sentence that
+ * names what is wrong (route, field, value) and how to fix it. Codes are part of the public API.
+ */
+
+/** A plugin option is missing or has the wrong shape. */
+export const FST_SVC_INVALID_OPTION = createError('FST_SVC_INVALID_OPTION', 'Invalid fastify-svc-manifest option: %s', 500, TypeError)
+
+/** `about` or `channels` used while the manifest layout is `1.0`. */
+export const FST_SVC_LAYOUT_FIELD = createError('FST_SVC_LAYOUT_FIELD', 'Field not available in this manifest layout: %s', 500)
+
+/** A command, event, channel or type name does not match the allowed pattern. */
+export const FST_SVC_INVALID_NAME = createError('FST_SVC_INVALID_NAME', 'Invalid name: %s', 500)
+
+/** No command name could be derived from a route URL. */
+export const FST_SVC_NAME_NOT_DERIVABLE = createError('FST_SVC_NAME_NOT_DERIVABLE', 'Cannot derive a command name: %s', 500)
+
+/** Two commands, events, channels or types share a name. */
+export const FST_SVC_DUPLICATE_NAME = createError('FST_SVC_DUPLICATE_NAME', 'Duplicate name: %s', 500)
+
+/** A command, event or channel has no description. */
+export const FST_SVC_MISSING_DESCRIPTION = createError('FST_SVC_MISSING_DESCRIPTION', 'Missing description: %s', 500)
+
+/** The `svc` route option has an unknown key or a bad value (hints, tags, auth, name). */
+export const FST_SVC_INVALID_ROUTE_OPTION = createError('FST_SVC_INVALID_ROUTE_OPTION', 'Invalid svc route option: %s', 500)
+
+/** A schema points with `$ref` at a type that is not registered. */
+export const FST_SVC_UNKNOWN_REF = createError('FST_SVC_UNKNOWN_REF', 'Unknown type reference: %s', 500)
+
+/** A schema has no single manifest type (for example `Type.Any()` or a union of several types). */
+export const FST_SVC_UNMAPPABLE_SCHEMA = createError('FST_SVC_UNMAPPABLE_SCHEMA', 'Cannot map schema to a manifest type: %s', 500)
+
+/** A route with `svc` answers more than one method (HEAD aside). */
+export const FST_SVC_MULTI_METHOD = createError('FST_SVC_MULTI_METHOD', 'One command per route: %s', 500)
+
+/** Params declared in `svc.params` and in the route schema, or one param name found in two route schemas. */
+export const FST_SVC_PARAMS_DECLARED_TWICE = createError('FST_SVC_PARAMS_DECLARED_TWICE', 'Params declared twice: %s', 500)
+
+/** `app.svc.type/event/channel` called after `ready()`. */
+export const FST_SVC_AFTER_READY = createError('FST_SVC_AFTER_READY', 'The manifest is already built: %s', 500)
+
+/** `app.svc.manifest` or `app.svc.checksum` read before `ready()`. */
+export const FST_SVC_NOT_READY = createError('FST_SVC_NOT_READY', 'The manifest is not built yet: %s', 500)
+
+/** A command requires auth but the plugin has no usable `auth` configuration. */
+export const FST_SVC_AUTH_NOT_CONFIGURED = createError('FST_SVC_AUTH_NOT_CONFIGURED', 'Auth is not configured: %s', 500)
+
+/** A request to a command with `auth: 'required'` carried no valid bearer credential. */
+export const FST_SVC_UNAUTHORIZED = createError('FST_SVC_UNAUTHORIZED', '%s', 401)

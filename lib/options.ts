@@ -1,0 +1,118 @@
+import { FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD } from './errors.js'
+import type { SvcAuthOptions, SvcLayout, SvcManifestOptions } from './types.js'
+
+export const DEFAULT_PATH = '/.well-known/svc.json'
+export const DEFAULT_MAX_AGE = 300
+
+/** The plugin options, checked and with defaults applied. */
+export interface Config {
+  layout: SvcLayout
+  name: string
+  description: string
+  version: string
+  baseUrl: string
+  about?: string
+  auth?: SvcAuthOptions
+  path: string
+  maxAge: number
+}
+
+const KNOWN_OPTIONS = new Set([
+  'svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge',
+  // Set by Fastify itself on every plugin's options.
+  'prefix', 'logLevel', 'logSerializers'
+])
+
+export function readOptions (options: Partial<SvcManifestOptions> | undefined): Config {
+  if (options === null || typeof options !== 'object') fail('options', 'an object', options)
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new FST_SVC_INVALID_OPTION(`unknown option "${key}". Known options: ${[...KNOWN_OPTIONS].slice(0, 12).join(', ')}.`)
+  }
+  const layout = readLayout(options.svc)
+  const config: Config = {
+    layout,
+    name: requiredString(options, 'name'),
+    description: requiredString(options, 'description'),
+    version: requiredString(options, 'version'),
+    baseUrl: readBaseUrl(options.baseUrl),
+    path: readPath(options.path),
+    maxAge: readMaxAge(options.maxAge)
+  }
+  if (options.about !== undefined) config.about = readAbout(options.about, layout)
+  if (options.auth !== undefined) config.auth = readAuth(options.auth)
+  if (options.channels !== undefined && layout !== '0.5.0') throw layoutOnly('channels')
+  for (const key of ['types', 'events', 'channels'] as const) {
+    const value = options[key]
+    if (value !== undefined && !isPlainObject(value)) fail(key, 'an object that maps names to definitions', value)
+  }
+  return config
+}
+
+function fail (option: string, expected: string, actual: unknown): never {
+  throw new FST_SVC_INVALID_OPTION(`"${option}" must be ${expected}; got ${describe(actual)}.`)
+}
+
+function describe (value: unknown): string {
+  if (value === undefined) return 'nothing'
+  if (typeof value === 'function') return 'a function'
+  return JSON.stringify(value) ?? String(value)
+}
+
+export function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function readLayout (layout: unknown): SvcLayout {
+  if (layout === undefined) return '1.0'
+  if (layout === '1.0' || layout === '0.5.0') return layout
+  fail('svc', '"1.0" or "0.5.0" (the manifest layout)', layout)
+}
+
+function requiredString (options: Record<string, unknown>, key: string): string {
+  const value = options[key]
+  if (typeof value !== 'string' || value.trim() === '') fail(key, 'a non-empty string', value)
+  return value
+}
+
+function readBaseUrl (value: unknown): string {
+  const expected = 'an absolute http(s) URL such as "https://shop.example"'
+  if (typeof value !== 'string' || !URL.canParse(value)) fail('baseUrl', expected, value)
+  const { protocol } = new URL(value)
+  if (protocol !== 'http:' && protocol !== 'https:') fail('baseUrl', expected, value)
+  return value
+}
+
+function readPath (value: unknown): string {
+  if (value === undefined) return DEFAULT_PATH
+  if (typeof value !== 'string' || !value.startsWith('/') || /[\s?#]/.test(value)) {
+    fail('path', 'a URL path starting with "/" (no query, fragment or spaces)', value)
+  }
+  return value
+}
+
+function readMaxAge (value: unknown): number {
+  if (value === undefined) return DEFAULT_MAX_AGE
+  if (!Number.isSafeInteger(value) || (value as number) < 0) fail('maxAge', 'a whole number of seconds, 0 or more', value)
+  return value as number
+}
+
+function readAbout (value: unknown, layout: SvcLayout): string {
+  if (layout !== '0.5.0') throw layoutOnly('about')
+  if (typeof value !== 'string') fail('about', 'a string', value)
+  return value
+}
+
+function layoutOnly (field: string): Error {
+  return new FST_SVC_LAYOUT_FIELD(`"${field}" exists only in layout "0.5.0". Set svc: '0.5.0' or remove "${field}".`)
+}
+
+function readAuth (value: unknown): SvcAuthOptions {
+  if (!isPlainObject(value)) fail('auth', 'an object { type: \'bearer\', description, verify? }', value)
+  if (value.type !== 'bearer') fail('auth.type', '"bearer" (the only scheme supported)', value.type)
+  if (typeof value.description !== 'string' || value.description.trim() === '') fail('auth.description', 'a non-empty string', value.description)
+  if (value.verify !== undefined && typeof value.verify !== 'function') fail('auth.verify', 'a function (token, request) => credential', value.verify)
+  for (const key of Object.keys(value)) {
+    if (!['type', 'description', 'verify'].includes(key)) fail(`auth.${key}`, 'absent (auth takes type, description and verify)', value[key])
+  }
+  return value as unknown as SvcAuthOptions
+}
