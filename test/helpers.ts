@@ -1,0 +1,31 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import svcManifest from '../lib/index.js'
+import type { Manifest, SvcManifestOptions } from '../lib/index.js'
+
+/** The four options every manifest needs. */
+export const requiredOptions = {
+  name: 'Shop',
+  description: 'Demo shop',
+  version: '2.3.0',
+  baseUrl: 'https://shop.example'
+} as const
+
+/** A Fastify app with the plugin registered first, then `routes`, then ready. */
+export async function readyApp (
+  options: Partial<SvcManifestOptions> = {},
+  routes: (app: FastifyInstance) => void | Promise<void> = () => {},
+  serverOptions: FastifyServerOptions = {}
+): Promise<FastifyInstance> {
+  const app = Fastify(serverOptions)
+  await app.register(svcManifest, { ...requiredOptions, ...options })
+  await routes(app)
+  await app.ready()
+  return app
+}
+
+/** GETs the manifest as a client does and returns the parsed body. */
+export async function fetchManifest (app: FastifyInstance, path = '/.well-known/svc.json'): Promise<Manifest> {
+  const response = await app.inject({ method: 'GET', url: path })
+  if (response.statusCode !== 200) throw new Error(`manifest answered ${response.statusCode}: ${response.body}`)
+  return response.json() as Manifest
+}
