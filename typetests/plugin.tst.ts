@@ -1,0 +1,77 @@
+import Fastify, { type RouteOptions } from 'fastify'
+import { Type } from '@sinclair/typebox'
+import { Type as Type1 } from 'typebox'
+import { describe, expect, test } from 'tstyche'
+import svcManifest, { checksumOf, svcManifest as named, type Manifest, type SvcRouteOptions, type SvcManifestOptions } from '../lib/index.js'
+
+const app = Fastify()
+const options: SvcManifestOptions = { name: 'Shop', description: 'Demo', version: '1.0.0', baseUrl: 'https://shop.example' }
+
+describe('registering the plugin', () => {
+  test('default and named exports are the same plugin', () => {
+    expect(named).type.toBe(svcManifest)
+  })
+
+  test('the four required options are enforced', () => {
+    expect(app.register).type.toBeCallableWith(svcManifest, options)
+    expect(app.register).type.not.toBeCallableWith(svcManifest, { name: 'Shop' })
+  })
+
+  test('layout and auth are checked', () => {
+    expect<SvcManifestOptions['svc']>().type.toBe<'1.0' | '0.5.0' | undefined>()
+    expect<SvcManifestOptions>().type.not.toBeAssignableWith({ ...options, auth: { type: 'basic', description: 'x' } })
+    expect<SvcManifestOptions>().type.toBeAssignableWith({
+      ...options,
+      auth: { type: 'bearer' as const, description: 'JWT', verify: async (token: string) => token === 'ok' && { sub: 'u1' } }
+    })
+  })
+})
+
+describe('the svc route option', () => {
+  test('is accepted on shorthand routes and route()', () => {
+    expect(app.get).type.toBeCallableWith('/search', { svc: { description: 'Search', params: Type.Object({ q: Type.String() }) } }, async () => [])
+    expect(app.route).type.toBeCallableWith({ method: 'POST', url: '/cart', svc: { description: 'Add', auth: 'required' }, handler: async () => ({}) })
+  })
+
+  test('accepts schemas from TypeBox 0.34, TypeBox 1.x and plain JSON Schema', () => {
+    expect<SvcRouteOptions>().type.toBeAssignableWith({ description: 'a', params: Type.Object({ q: Type.String() }) })
+    expect<SvcRouteOptions>().type.toBeAssignableWith({ description: 'a', params: Type1.Object({ q: Type1.String() }) })
+    expect<SvcRouteOptions>().type.toBeAssignableWith({ description: 'a', returns: { type: 'array', items: { type: 'string' } } })
+  })
+
+  test('rejects wrong field types', () => {
+    expect<SvcRouteOptions>().type.not.toBeAssignableWith({ name: 'x' })
+    expect<SvcRouteOptions>().type.not.toBeAssignableWith({ description: 'a', auth: 'optional' })
+    expect<SvcRouteOptions>().type.not.toBeAssignableWith({ description: 'a', hints: { idempotent: 'yes' } })
+    expect<SvcRouteOptions>().type.not.toBeAssignableWith({ description: 'a', tags: 'catalog' })
+  })
+
+  test('is typed in onRoute', () => {
+    app.addHook('onRoute', (routeOptions: RouteOptions) => {
+      expect(routeOptions.svc).type.toBe<SvcRouteOptions | undefined>()
+    })
+  })
+})
+
+describe('the app.svc decorator and the request', () => {
+  test('registry methods and the built manifest', () => {
+    expect(app.svc.type).type.toBeCallableWith('Product', Type.Object({ sku: Type.String() }))
+    expect(app.svc.event).type.toBeCallableWith('cart.updated', { description: 'Changed' })
+    expect(app.svc.event).type.not.toBeCallableWith('cart.updated', { data: Type.Object({}) })
+    expect(app.svc.channel).type.toBeCallableWith('cart', { description: 'Live cart' })
+    expect(app.svc.manifest).type.toBe<Readonly<Manifest>>()
+    expect(app.svc.checksum).type.toBe<string>()
+  })
+
+  test('the credential is on the request', () => {
+    app.get('/me', { svc: { description: 'Me', auth: 'required' } }, async (request) => {
+      expect(request.svcCredential).type.toBe<unknown>()
+      return null
+    })
+  })
+
+  test('checksumOf takes the commands map', () => {
+    expect(checksumOf).type.toBeCallableWith({ search: { description: 'Search' } })
+    expect(checksumOf({})).type.toBe<string>()
+  })
+})
