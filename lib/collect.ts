@@ -5,7 +5,7 @@ import {
 import { assertDescription, assertName } from './names.js'
 import { isPlainObject } from './options.js'
 import { propertiesOf, type Schema, type TypeNames } from './schema-map.js'
-import type { SvcHints, SvcRouteOptions } from './types.js'
+import type { SvcHints } from './types.js'
 
 /** Where a command's params come from: `svc.params`, or the route's own schemas in this order. */
 export interface ParamSource {

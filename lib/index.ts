@@ -35,7 +35,8 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
 
   let prepared: PreparedResponse | undefined
-  fastify.get(config.path, manifestHandler(() => prepared as PreparedResponse))
+  // HEAD is part of the contract even when the app turned automatic HEAD routes off.
+  fastify.get(config.path, { exposeHeadRoute: true }, manifestHandler(() => prepared as PreparedResponse))
 
   fastify.addHook('onReady', async function buildOnReady () {
     if (collector.errors.length > 0) throw collector.errors[0]

@@ -17,16 +17,15 @@ export interface Config {
   maxAge: number
 }
 
-const KNOWN_OPTIONS = new Set([
-  'svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge',
-  // Set by Fastify itself on every plugin's options.
-  'prefix', 'logLevel', 'logSerializers'
-])
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge']
+/** Register options that Fastify itself understands; they may reach the plugin too. */
+const FASTIFY_OPTIONS = ['prefix', 'logLevel', 'logSerializers']
+const KNOWN_OPTIONS = new Set([...PLUGIN_OPTIONS, ...FASTIFY_OPTIONS])
 
 export function readOptions (options: Partial<SvcManifestOptions> | undefined): Config {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options)
   for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new FST_SVC_INVALID_OPTION(`unknown option "${key}". Known options: ${[...KNOWN_OPTIONS].slice(0, 12).join(', ')}.`)
+    if (!KNOWN_OPTIONS.has(key)) throw new FST_SVC_INVALID_OPTION(`unknown option "${key}". Known options: ${PLUGIN_OPTIONS.join(', ')}.`)
   }
   const layout = readLayout(options.svc)
   const config: Config = {
