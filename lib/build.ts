@@ -5,7 +5,7 @@ import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECL
 import { isDottedName } from './names.js'
 import type { Config } from './options.js'
 import type { Registry } from './registry.js'
-import { fieldsOf, ownTypeNameOf, paramsOf, propertiesOf, typeRefOf } from './schema-map.js'
+import { fieldsOf, ownTypeNameOf, paramsOf, propertiesOf, sortedEntries, typeRefOf } from './schema-map.js'
 import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType } from './types.js'
 
 /**
@@ -77,7 +77,7 @@ function buildParams (source: CommandSource, registry: Registry): Record<string,
       params[name] = param
     }
   }
-  return params
+  return Object.fromEntries(sortedEntries(params))
 }
 
 function buildEvents (registry: Registry): Record<string, ManifestEvent> {
@@ -100,13 +100,9 @@ function buildTypes (registry: Registry): Record<string, ManifestType> {
 
 function sortedMap<V, R> (entries: Map<string, V>, build: (value: V, name: string) => R): Record<string, R> {
   const out: Record<string, R> = {}
-  for (const name of [...entries.keys()].sort(compareNames)) out[name] = build(entries.get(name) as V, name)
+  // The default sort compares UTF-16 code units, as RFC 8785 does, so served and canonical key orders agree.
+  for (const name of [...entries.keys()].sort()) out[name] = build(entries.get(name) as V, name)
   return out
-}
-
-/** Code-unit order, the same as RFC 8785 uses, so served and canonical key orders agree. */
-function compareNames (a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0
 }
 
 function deepFreeze<T> (value: T): T {

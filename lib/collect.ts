@@ -235,7 +235,12 @@ function responseSchema (routeOptions: RouteOptions, route: string): CommandSour
   if (code === undefined) return undefined
   let schema = response[code] as Schema
   const content = schema.content as Record<string, { schema?: Schema }> | undefined
-  if (isPlainObject(content)) schema = content['application/json']?.schema ?? Object.values(content)[0]?.schema ?? {}
+  if (isPlainObject(content)) {
+    const media = content['application/json'] ?? Object.values(content)[0]
+    // An empty content map declares no body. An entry without a schema is refused by Fastify itself.
+    if (media === undefined) return undefined
+    schema = media.schema as Schema
+  }
   return { where: `${route} schema.response.${code}`, schema }
 }
 

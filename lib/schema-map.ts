@@ -122,14 +122,11 @@ export function fieldsOf (schema: Schema, types: TypeNames, where: string): Reco
 }
 
 /**
- * Manifest params from an object schema. `alwaysRequired` is for path params, which the URL always carries.
- * Throws when the schema is not an object schema.
+ * Manifest params from an object schema (the route collector has already refused any other kind).
+ * `alwaysRequired` is for path params, which the URL always carries.
  */
 export function paramsOf (schema: Schema, types: TypeNames, where: string, alwaysRequired = false): Record<string, ManifestParam> {
-  const properties = propertiesOf(schema)
-  if (properties === undefined || (schema.type !== undefined && schema.type !== 'object')) {
-    throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where} must be an object schema with properties (for example Type.Object({ ... })).`)
-  }
+  const properties = propertiesOf(schema) as Record<string, Schema>
   const required = requiredOf(schema)
   const params: Record<string, ManifestParam> = {}
   for (const [name, property] of sortedEntries(properties)) {
@@ -147,5 +144,6 @@ function paramOf (schema: Schema, required: boolean, types: TypeNames, where: st
 
 /** Entries sorted by key in code-unit order, as every map of the manifest is. */
 export function sortedEntries<V> (record: Readonly<Record<string, V>>): [string, V][] {
-  return Object.entries(record).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+  // The default sort compares UTF-16 code units, the order RFC 8785 uses.
+  return Object.keys(record).sort().map((key) => [key, record[key]])
 }
