@@ -4,7 +4,7 @@ import {
 } from './errors.js'
 import { assertDescription, assertName } from './names.js'
 import { isPlainObject } from './options.js'
-import { propertiesOf, type Schema, type TypeNames } from './schema-map.js'
+import { isObjectWithProperties, refName, type Schema, type TypeNames } from './schema-map.js'
 import type { SvcHints } from './types.js'
 
 /** Where a command's params come from: `svc.params`, or the route's own schemas in this order. */
@@ -111,8 +111,7 @@ export class RouteCollector {
    */
   private assertRefsKnown (schema: unknown, where: string): void {
     for (const ref of refsIn(schema)) {
-      const name = ref.replace(/#$/, '')
-      if (!this.types.has(name)) {
+      if (refName(ref, this.types) === undefined) {
         throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${ref}", which is not a registered type. Register it with the "types" option (or app.svc.type() before this route).`)
       }
     }
@@ -181,7 +180,7 @@ function schemaObject (value: unknown, route: string, field: string): Schema {
 
 function objectSchema (value: unknown, route: string, field: string): Schema {
   const schema = schemaObject(value, route, field)
-  if (propertiesOf(schema) === undefined || (schema.type !== undefined && schema.type !== 'object')) {
+  if (!isObjectWithProperties(schema)) {
     throw new FST_SVC_UNMAPPABLE_SCHEMA(`route ${route}: ${field} must be an object schema with properties, for example Type.Object({ q: Type.String() }).`)
   }
   return schema
@@ -242,9 +241,4 @@ function responseSchema (routeOptions: RouteOptions, route: string): CommandSour
     schema = media.schema as Schema
   }
   return { where: `${route} schema.response.${code}`, schema }
-}
-
-/** The default command name: the URL's static segments joined by dots (`/carts/:id/items` → `carts.items`). */
-export function deriveName (url: string): string {
-  return url.split('/').filter((segment) => segment !== '' && !segment.includes(':') && !segment.includes('*')).join('.')
 }

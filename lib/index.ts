@@ -36,7 +36,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
 
   let prepared: PreparedResponse | undefined
   // HEAD is part of the contract even when the app turned automatic HEAD routes off.
-  fastify.get(config.path, { exposeHeadRoute: true }, manifestHandler(() => prepared as PreparedResponse))
+  fastify.get(config.path, { ...config.routeLog, exposeHeadRoute: true }, manifestHandler(() => prepared))
 
   fastify.addHook('onReady', async function buildOnReady () {
     if (collector.errors.length > 0) throw collector.errors[0]

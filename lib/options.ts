@@ -1,3 +1,4 @@
+import type { RouteShorthandOptions } from 'fastify'
 import { FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD } from './errors.js'
 import type { SvcAuthOptions, SvcLayout, SvcManifestOptions } from './types.js'
 
@@ -15,15 +16,23 @@ export interface Config {
   auth?: SvcAuthOptions
   path: string
   maxAge: number
+  /** Fastify's `logLevel` and `logSerializers` register options, applied to the manifest route. */
+  routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
 const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge']
-/** Register options that Fastify itself understands; they may reach the plugin too. */
-const FASTIFY_OPTIONS = ['prefix', 'logLevel', 'logSerializers']
+/**
+ * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
+ * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
+ */
+const FASTIFY_OPTIONS = ['logLevel', 'logSerializers']
 const KNOWN_OPTIONS = new Set([...PLUGIN_OPTIONS, ...FASTIFY_OPTIONS])
 
 export function readOptions (options: Partial<SvcManifestOptions> | undefined): Config {
   if (options === null || typeof options !== 'object') fail('options', 'an object', options)
+  if ('prefix' in options) {
+    throw new FST_SVC_INVALID_OPTION('"prefix" has no effect on this plugin (it is not encapsulated, so Fastify ignores it). Set path: \'/api/.well-known/svc.json\', or register the plugin inside a plugin that has the prefix.')
+  }
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new FST_SVC_INVALID_OPTION(`unknown option "${key}". Known options: ${PLUGIN_OPTIONS.join(', ')}.`)
   }
@@ -35,7 +44,8 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     version: requiredString(options, 'version'),
     baseUrl: readBaseUrl(options.baseUrl),
     path: readPath(options.path),
-    maxAge: readMaxAge(options.maxAge)
+    maxAge: readMaxAge(options.maxAge),
+    routeLog: readRouteLog(options as Record<string, unknown>)
   }
   if (options.about !== undefined) config.about = readAbout(options.about, layout)
   if (options.auth !== undefined) config.auth = readAuth(options.auth)
@@ -93,6 +103,19 @@ function readMaxAge (value: unknown): number {
   if (value === undefined) return DEFAULT_MAX_AGE
   if (!Number.isSafeInteger(value) || (value as number) < 0) fail('maxAge', 'a whole number of seconds, 0 or more', value)
   return value as number
+}
+
+function readRouteLog (options: Record<string, unknown>): Config['routeLog'] {
+  const routeLog: Config['routeLog'] = {}
+  if (options.logLevel !== undefined) {
+    if (typeof options.logLevel !== 'string') fail('logLevel', 'a log level name such as "warn"', options.logLevel)
+    routeLog.logLevel = options.logLevel as Config['routeLog']['logLevel']
+  }
+  if (options.logSerializers !== undefined) {
+    if (!isPlainObject(options.logSerializers)) fail('logSerializers', 'an object of serializer functions', options.logSerializers)
+    routeLog.logSerializers = options.logSerializers as Config['routeLog']['logSerializers']
+  }
+  return routeLog
 }
 
 function readAbout (value: unknown, layout: SvcLayout): string {

@@ -1,7 +1,9 @@
-import { FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD, FST_SVC_NOT_READY } from './errors.js'
+import {
+  FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD, FST_SVC_NOT_READY, FST_SVC_UNMAPPABLE_SCHEMA
+} from './errors.js'
 import { assertDescription, assertName } from './names.js'
 import { isPlainObject } from './options.js'
-import type { Schema, TypeNames } from './schema-map.js'
+import { isObjectSchema, type Schema, type TypeNames } from './schema-map.js'
 import type { JsonSchema, Manifest, SvcChannelOptions, SvcEventOptions, SvcLayout, SvcRegistry } from './types.js'
 
 export interface EventEntry { description: string, data?: Schema }
@@ -49,6 +51,9 @@ export class Registry implements TypeNames {
     assertDescription(options.description, `event "${name}"`)
     if (options.data !== undefined && !isPlainObject(options.data)) {
       throw new FST_SVC_INVALID_OPTION(`event "${name}": "data" must be an object schema.`)
+    }
+    if (options.data !== undefined && !isObjectSchema(options.data)) {
+      throw new FST_SVC_UNMAPPABLE_SCHEMA(`event "${name}": "data" must be an object schema (each property is a payload field), for example Type.Object({ items: Type.Array(Type.String()) }).`)
     }
     this.assertNew(this.events, 'event', name)
     this.events.set(name, { description: options.description, data: options.data as Schema | undefined })

@@ -55,12 +55,18 @@ function rawCandidates (schema: Schema, types: TypeNames, where: string): Set<st
 
 function registeredName (schema: Schema, types: TypeNames, where: string): string | undefined {
   if (typeof schema.$ref === 'string') {
-    const name = schema.$ref.replace(/#$/, '')
-    if (types.has(name)) return name
+    const name = refName(schema.$ref, types)
+    if (name !== undefined) return name
     throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${schema.$ref}", which is not a registered type. Register it with the "types" option or app.svc.type().`)
   }
   if (typeof schema.$id === 'string') return types.nameOfId(schema.$id)
   return undefined
+}
+
+/** The registered type a `$ref` points at: by name, or by the `$id` its schema carries (`'Product#'` too). */
+export function refName (ref: string, types: TypeNames): string | undefined {
+  const target = ref.replace(/#$/, '')
+  return types.has(target) ? target : types.nameOfId(target)
 }
 
 function primitive (type: unknown, where: string): string {
@@ -106,6 +112,16 @@ export function propertiesOf (schema: Schema): Record<string, Schema> | undefine
   const properties = schema.properties
   if (properties === null || typeof properties !== 'object') return undefined
   return properties as Record<string, Schema>
+}
+
+/** An object schema that lists its properties, as params must be. */
+export function isObjectWithProperties (schema: Schema): boolean {
+  return propertiesOf(schema) !== undefined && (schema.type === undefined || schema.type === 'object')
+}
+
+/** An object schema, with or without properties, as event data must be. */
+export function isObjectSchema (schema: Schema): boolean {
+  return schema.type === 'object' || isObjectWithProperties(schema)
 }
 
 function requiredOf (schema: Schema): Set<string> {

@@ -1,10 +1,13 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import { FST_SVC_NOT_READY } from './errors.js'
 import type { Manifest } from './types.js'
 
 /** Everything a manifest response needs, computed once when the manifest is built. */
 export interface PreparedResponse {
   body: Buffer
   checksum: string
+  /** The ETag header value, `"<checksum>"`. */
+  etag: string
   headers: Record<string, string>
   notModifiedHeaders: Record<string, string>
 }
@@ -15,6 +18,7 @@ export function prepareResponse (manifest: Readonly<Manifest>, maxAge: number): 
   return {
     body: Buffer.from(JSON.stringify(manifest), 'utf8'),
     checksum: manifest.checksum,
+    etag,
     headers: { 'content-type': 'application/json; charset=utf-8', etag, 'cache-control': cacheControl },
     notModifiedHeaders: { etag, 'cache-control': cacheControl }
   }
@@ -35,12 +39,19 @@ export function matchesChecksum (ifNoneMatch: string, checksum: string): boolean
   return false
 }
 
-/** The GET handler (Fastify derives HEAD from it). `current()` is set in `onReady`, before any request. */
-export function manifestHandler (current: () => PreparedResponse): RouteHandlerMethod {
+/**
+ * The GET handler (Fastify derives HEAD from it). `current()` is set in `onReady`, before any request;
+ * it stays undefined only when building failed, and `app.inject()` still answers after a rejected `ready()`.
+ */
+export function manifestHandler (current: () => PreparedResponse | undefined): RouteHandlerMethod {
   return function serveManifest (request: FastifyRequest, reply: FastifyReply) {
     const prepared = current()
+    if (prepared === undefined) {
+      return reply.send(new FST_SVC_NOT_READY('the app did not start: ready() rejected, and its error says why.'))
+    }
     const ifNoneMatch = request.headers['if-none-match']
-    if (ifNoneMatch !== undefined && matchesChecksum(ifNoneMatch, prepared.checksum)) {
+    // The ETag sent back verbatim is the usual case: one comparison, no parsing, no allocation.
+    if (ifNoneMatch !== undefined && (ifNoneMatch === prepared.etag || matchesChecksum(ifNoneMatch, prepared.checksum))) {
       return reply.code(304).headers(prepared.notModifiedHeaders).send()
     }
     return reply.headers(prepared.headers).send(prepared.body)

@@ -17,7 +17,14 @@ const derived: [string, string][] = [
   ['/users/:userId/orders/:orderId', 'users.orders'],
   ['/files/*', 'files'],
   ['/v1/cart-items/', 'v1.cart-items'],
-  ['/api/user_profile', 'api.user_profile']
+  ['/api/user_profile', 'api.user_profile'],
+  ['/users/:id(^\\d+)/posts', 'users.posts'],
+  ['/tags/:tag(^(new|old)$)/items', 'tags.items'],
+  ['/flights/:from-:to', 'flights'],
+  ['/near/:lat-:lng/radius/:km', 'near.radius'],
+  ['/files/:name.:ext', 'files'],
+  ['/reports/report-:year', 'reports.report'],
+  ['/archive/:year-summary', 'archive.summary']
 ]
 
 for (const [url, name] of derived) {
@@ -61,6 +68,12 @@ t.test('a derived name that breaks the name rule is a startup error', async (t) 
   await t.rejects(readyApp({}, (app) => {
     app.get('/2024/report', { svc: { description: 'Report' } }, async () => ({}))
   }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /"2024\.report"/ })
+})
+
+t.test('an escaped colon stays in the derived name, which is then not a valid name', async (t) => {
+  await t.rejects(readyApp({}, (app) => {
+    app.get('/name::verb', { svc: { description: 'Verb' } }, async () => ({}))
+  }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /GET \/name::verb gives "name:verb", not a valid name/ })
 })
 
 t.test('an underivable name is fine when svc.name is set', async (t) => {

@@ -82,9 +82,46 @@ t.test('types, events and channels may be given as options', async (t) => {
 
 t.test('register options that Fastify itself reads are accepted', async (t) => {
   const app = Fastify()
-  await app.register(svcManifest, { ...requiredOptions, logLevel: 'warn' } as never)
+  await app.register(svcManifest, { ...requiredOptions, logLevel: 'warn' })
   await app.ready()
   t.equal((await app.inject({ method: 'GET', url: '/.well-known/svc.json' })).statusCode, 200)
+})
+
+t.test('logLevel applies to the manifest route only', async (t) => {
+  const lines: string[] = []
+  const app = Fastify({ logger: { level: 'info', stream: { write: (line: string) => { lines.push(line) } } } })
+  await app.register(svcManifest, { ...requiredOptions, logLevel: 'silent', logSerializers: {} })
+  app.get('/ping', async () => 'pong')
+  await app.ready()
+  await app.inject({ method: 'GET', url: '/.well-known/svc.json' })
+  t.same(lines.filter((line) => line.includes('incoming request')), [], 'the manifest request is not logged')
+  await app.inject({ method: 'GET', url: '/ping' })
+  t.equal(lines.filter((line) => line.includes('incoming request')).length, 1, 'other routes keep the app level')
+})
+
+t.test('bad log options are refused', async (t) => {
+  await t.rejects(async () => { await Fastify().register(svcManifest, { ...requiredOptions, logLevel: 3 } as never) }, { code: 'FST_SVC_INVALID_OPTION', message: /"logLevel"/ })
+  await t.rejects(async () => { await Fastify().register(svcManifest, { ...requiredOptions, logSerializers: 'req' } as never) }, { code: 'FST_SVC_INVALID_OPTION', message: /"logSerializers"/ })
+})
+
+t.test('prefix is refused: Fastify ignores it for this plugin, and path or a prefixed parent does the job', async (t) => {
+  await t.rejects(async () => { await Fastify().register(svcManifest, { ...requiredOptions, prefix: '/api' }) }, {
+    code: 'FST_SVC_INVALID_OPTION',
+    message: /"prefix" has no effect.*path: '\/api\/\.well-known\/svc\.json'/
+  })
+})
+
+t.test('registered inside a prefixed plugin, the manifest is served under the prefix and lists that plugin\'s routes', async (t) => {
+  const app = Fastify()
+  app.get('/outside', { svc: { description: 'Not seen' } }, async () => ({}))
+  await app.register(async (api) => {
+    await api.register(svcManifest, requiredOptions)
+    api.get('/items', { svc: { description: 'Items' } }, async () => [])
+  }, { prefix: '/api' })
+  await app.ready()
+  t.equal((await app.inject({ method: 'GET', url: '/.well-known/svc.json' })).statusCode, 404)
+  const manifest = await fetchManifest(app, '/api/.well-known/svc.json')
+  t.same(Object.keys(manifest.commands), ['api.items'])
 })
 
 t.test('the options object passed in is not changed', async (t) => {

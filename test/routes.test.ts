@@ -123,3 +123,35 @@ t.test('a route option object reused after registration does not change the comm
   })
   t.same((await fetchManifest(app)).commands.search, { description: 'Search', tags: ['catalog'] })
 })
+
+t.test('a GET with exposeHeadRoute: false is one command, and has no HEAD route', async (t) => {
+  const app = await readyApp({}, (app) => {
+    app.get('/status', { exposeHeadRoute: false, svc: { description: 'Status' } }, async () => ({}))
+  })
+  t.same(Object.keys((await fetchManifest(app)).commands), ['status'])
+  t.equal((await app.inject({ method: 'HEAD', url: '/status' })).statusCode, 404)
+})
+
+t.test('a HEAD route declared before its GET is a command of its own', async (t) => {
+  const manifest = await fetchManifest(await readyApp({}, (app) => {
+    app.head('/files/:id', { svc: { name: 'files.exists', description: 'Does the file exist' } }, async () => '')
+    app.get('/files/:id', { svc: { description: 'Get a file' } }, async () => ({}))
+  }))
+  t.same(Object.keys(manifest.commands), ['files', 'files.exists'])
+})
+
+t.test('router options do not change what is collected', async (t) => {
+  const ignoreTrailingSlash = await readyApp({}, async (app) => {
+    await app.register(async (cart) => {
+      cart.get('/', { svc: { description: 'The cart' } }, async () => ({}))
+    }, { prefix: '/cart' })
+    app.get('/orders/', { svc: { description: 'Orders' } }, async () => [])
+  }, { routerOptions: { ignoreTrailingSlash: true } })
+  t.same(Object.keys((await fetchManifest(ignoreTrailingSlash)).commands), ['cart', 'orders'])
+
+  const caseInsensitive = await readyApp({}, (app) => {
+    app.get('/Cart/Items', { svc: { description: 'Items' } }, async () => [])
+  }, { routerOptions: { caseSensitive: false } })
+  t.same(Object.keys((await fetchManifest(caseInsensitive)).commands), ['Cart.Items'], 'the name keeps the URL as written')
+  t.equal((await caseInsensitive.inject({ method: 'GET', url: '/.WELL-KNOWN/SVC.JSON' })).statusCode, 200)
+})

@@ -36,6 +36,17 @@ t.test('the first error is the one reported, and nothing is served', async (t) =
   t.throws(() => fastify.svc.manifest, { code: 'FST_SVC_NOT_READY' })
 })
 
+t.test('after a rejected ready(), a request for the manifest gets an error that says why, never a partial body', async (t) => {
+  const fastify = route({ description: 'X', hints: 'fast' })
+  await t.rejects(ready(fastify), { code: 'FST_SVC_INVALID_ROUTE_OPTION' })
+  for (const method of ['GET', 'HEAD'] as const) {
+    const response = await fastify.inject({ method, url: '/.well-known/svc.json' })
+    t.equal(response.statusCode, 500, method)
+    t.notOk(response.headers.etag, `${method}: no ETag`)
+    if (method === 'GET') t.match(response.json(), { code: 'FST_SVC_NOT_READY', message: /ready\(\) rejected/ })
+  }
+})
+
 t.test('duplicate command names name both routes', async (t) => {
   await t.rejects(ready(app({}, (fastify) => {
     fastify.get('/a', { svc: { name: 'same', description: 'A' } }, async () => ({}))

@@ -62,6 +62,26 @@ t.test('a return schema whose $id is a registered type name maps to it', async (
   t.same(manifest.commands.product.returns, { type: 'Product' })
 })
 
+t.test('a $ref to the $id a registered type carries maps to that type', async (t) => {
+  const money = Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:money' })
+  const manifest = await fetchManifest(await readyApp({ types: { Money: money } }, (app) => {
+    app.get('/total', { svc: { description: 'Total', returns: Type.Ref('urn:shop:money') } }, async () => ({}))
+    app.get('/balance', { svc: { description: 'Balance', returns: { $ref: 'urn:shop:money#' } } }, async () => ({}))
+  }))
+  t.same(manifest.commands.total.returns, { type: 'Money' })
+  t.same(manifest.commands.balance.returns, { type: 'Money' })
+})
+
+t.test('a $ref to the $id of a registered type validates against the schema the app shared under that $id', async (t) => {
+  const money = Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:money' })
+  const app = await readyApp({ types: { Money: money } }, (app) => {
+    app.addSchema(money)
+    app.post('/pay', { svc: { description: 'Pay', params: Type.Object({ total: Type.Ref('urn:shop:money') }) } }, async (request) => request.body)
+  })
+  t.equal((await app.inject({ method: 'POST', url: '/pay', payload: { total: { amount: 'ten' } } })).statusCode, 400)
+  t.equal((await app.inject({ method: 'POST', url: '/pay', payload: { total: { amount: 10 } } })).statusCode, 200)
+})
+
 t.test('an unknown $id is read as a plain schema', async (t) => {
   t.equal(await paramType(Type.String({ $id: 'urn:other' })), 'string')
 })
@@ -104,6 +124,13 @@ t.test('event data fields are mapped the same way', async (t) => {
 t.test('event data without properties gives an empty data map', async (t) => {
   const manifest = await fetchManifest(await readyApp({ events: { 'cache.flushed': { description: 'Flushed', data: { type: 'object' } } } }))
   t.same(manifest.events['cache.flushed'], { description: 'Flushed', data: {} })
+})
+
+t.test('event data that is not an object schema is a startup error naming the event', async (t) => {
+  for (const data of [Type.String(), Type.Array(Type.String()), { properties: { a: { type: 'string' } }, type: 'array' }]) {
+    await t.rejects(readyApp({ events: { 'cart.updated': { description: 'Changed', data } } }),
+      { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /event "cart\.updated": "data" must be an object schema/ })
+  }
 })
 
 t.test('returns: from svc.returns', async (t) => {

@@ -1,0 +1,12 @@
+// Types of app.js, for TypeScript code that imports the example (its test does).
+import type { FastifyInstance } from 'fastify'
+
+export declare const DEMO_TOKEN: 'demo-token'
+
+export interface ShopOptions {
+  /** Manifest layout: '1.0' (default) or '0.5.0'. */
+  layout?: '1.0' | '0.5.0'
+}
+
+export declare function buildShop (options?: ShopOptions): Promise<FastifyInstance>
+export default buildShop

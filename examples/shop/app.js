@@ -1,0 +1,143 @@
+// A small shop that describes itself: a catalogue search and a cart behind a bearer token.
+// Register the manifest plugin first (awaited), then the routes it should see.
+import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
+import svcManifest from 'fastify-svc-manifest'
+
+/** The token the cart commands accept. A real service verifies a JWT or asks its session store. */
+export const DEMO_TOKEN = 'demo-token'
+
+const Product = Type.Object({
+  sku: Type.String(),
+  name: Type.String(),
+  price: Type.Number({ description: 'Unit price in EUR' })
+}, { description: 'An article of the catalogue' })
+
+const Cart = Type.Object({
+  items: Type.Array(Type.Object({ sku: Type.String(), quantity: Type.Integer() })),
+  total: Type.Number({ description: 'Sum of the lines in EUR' })
+}, { description: 'The caller\'s cart' })
+
+const CATALOGUE = [
+  { sku: 'kettle', name: 'Electric kettle', price: 24 },
+  { sku: 'mug', name: 'Tea mug', price: 8 },
+  { sku: 'tea-black', name: 'Black tea', price: 3.9 },
+  { sku: 'tea-green', name: 'Green tea', price: 4.5 }
+]
+
+/**
+ * Builds the shop without listening. `layout` is the manifest layout: '1.0' (default) or '0.5.0',
+ * which adds `about` and the `cart` channel.
+ */
+export async function buildShop ({ layout = '1.0' } = {}) {
+  const app = Fastify()
+  await app.register(svcManifest, {
+    svc: layout,
+    name: 'Shop',
+    description: 'Demo shop',
+    version: '2.3.0',
+    baseUrl: 'https://shop.example',
+    auth: { type: 'bearer', description: 'JWT bearer token', verify: verifyDemoToken },
+    types: { Product, Cart },
+    events: {
+      'cart.updated': { description: 'Cart contents changed', data: Type.Object({ items: Type.Array(Type.String()) }) }
+    },
+    ...(layout === '0.5.0' && {
+      about: 'A tea shop. Search the catalogue without a token; the cart needs "Authorization: Bearer demo-token".',
+      channels: { cart: { description: 'Real-time cart state' } }
+    })
+  })
+  registerCatalogue(app)
+  registerCart(app)
+  return app
+}
+
+export default buildShop
+
+function verifyDemoToken (token) {
+  return token === DEMO_TOKEN ? { sub: 'demo-user' } : null
+}
+
+function registerCatalogue (app) {
+  // No svc.name: the command is called "search", after the URL.
+  app.get('/search', {
+    svc: {
+      description: 'Search the catalogue by name',
+      params: Type.Object({
+        q: Type.String({ description: 'Part of the product name' }),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10 }))
+      }),
+      returns: Type.Array(Type.Ref('Product')),
+      tags: ['catalogue'],
+      hints: { idempotent: true, sideEffects: false }
+    }
+  }, async (request) => {
+    const { q, limit } = request.query
+    const needle = q.toLowerCase()
+    return CATALOGUE.filter((product) => product.name.toLowerCase().includes(needle)).slice(0, limit)
+  })
+}
+
+function registerCart (app) {
+  /** Quantities by SKU, one cart per caller (the `sub` of the verified token). */
+  const carts = new Map()
+  const cartOf = (request) => {
+    const { sub } = request.svcCredential
+    if (!carts.has(sub)) carts.set(sub, new Map())
+    return carts.get(sub)
+  }
+
+  app.get('/cart', {
+    svc: { name: 'cart.get', description: 'The caller\'s cart', returns: Type.Ref('Cart'), tags: ['cart'], auth: 'required' }
+  }, async (request) => cartView(cartOf(request)))
+
+  app.post('/cart/items', {
+    svc: {
+      name: 'cart.add',
+      description: 'Add a product to the cart',
+      params: Type.Object({
+        sku: Type.String(),
+        quantity: Type.Optional(Type.Integer({ minimum: 1, default: 1 }))
+      }),
+      returns: Type.Ref('Cart'),
+      tags: ['cart'],
+      hints: { idempotent: false, sideEffects: true },
+      auth: 'required'
+    }
+  }, async (request, reply) => {
+    const { sku, quantity } = request.body
+    if (!CATALOGUE.some((product) => product.sku === sku)) {
+      return reply.code(404).send({ statusCode: 404, error: 'Not Found', message: `No product with SKU "${sku}"` })
+    }
+    const cart = cartOf(request)
+    cart.set(sku, (cart.get(sku) ?? 0) + quantity)
+    return cartView(cart)
+  })
+
+  // Params derived from the route's own schema: a path param, always required.
+  app.delete('/cart/items/:sku', {
+    schema: { params: Type.Object({ sku: Type.String() }) },
+    svc: {
+      name: 'cart.remove',
+      description: 'Remove a product from the cart',
+      returns: Type.Ref('Cart'),
+      tags: ['cart'],
+      hints: { idempotent: true, sideEffects: true },
+      auth: 'required'
+    }
+  }, async (request) => {
+    const cart = cartOf(request)
+    cart.delete(request.params.sku)
+    return cartView(cart)
+  })
+}
+
+function cartView (cart) {
+  const items = [...cart].map(([sku, quantity]) => ({ sku, quantity }))
+  const cents = items.reduce((sum, { sku, quantity }) => sum + priceInCents(sku) * quantity, 0)
+  return { items, total: cents / 100 }
+}
+
+function priceInCents (sku) {
+  return Math.round(CATALOGUE.find((product) => product.sku === sku).price * 100)
+}
