@@ -2,15 +2,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookH
 import type { CommandSource } from './collect.js'
 import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_UNAUTHORIZED } from './errors.js'
 import type { Config } from './options.js'
+import type { SvcVerify } from './types.js'
 
 /** The request property that holds the verifier's result on commands with `auth: 'required'`. */
 export const CREDENTIAL_PROPERTY = 'svcCredential'
 
-/** RFC 6750 b64token after the scheme; anything else (spaces, commas, empty) is a malformed token. */
+/** RFC 6750 §2.1: the scheme, one or more spaces, then a b64token (trailing spaces tolerated). Anything else is malformed. */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
-const SCHEME = /^Bearer(?: |$)/i
+/** The client tried the Bearer scheme (well formed or not), as opposed to sending no credential or another scheme. */
+const BEARER_SCHEME = /^Bearer(?:\s|$)/i
 
-type Verifier = (token: string, request: FastifyRequest) => unknown
+const MISSING = 'Missing bearer credential. Send "Authorization: Bearer <token>".'
+const REFUSED = 'The bearer token was refused.'
 
 /**
  * Bearer auth for commands with `auth: 'required'`. The `onRequest` hook is attached to exactly those
@@ -18,56 +21,60 @@ type Verifier = (token: string, request: FastifyRequest) => unknown
  * is parsed, so an anonymous caller learns nothing from body errors.
  */
 export class BearerAuth {
-  private verifier: Verifier | undefined
-  private readonly challenge: string
   readonly protectedRoutes: string[] = []
+  private verifier: SvcVerify | undefined
+  private readonly challenge: string
+  /** Named so that `app.printRoutes({ includeHooks: true })` shows which routes it guards. */
+  private readonly hook: onRequestAsyncHookHandler
 
   constructor (private readonly config: Config) {
-    this.challenge = `Bearer realm="${config.name.replace(/["\\]/g, '\\$&')}"`
+    this.challenge = `Bearer realm="${realmOf(config.name)}"`
+    const svcBearerAuth: onRequestAsyncHookHandler = async (request, reply) => this.authenticate(request, reply)
+    this.hook = svcBearerAuth
   }
 
-  /** `onRoute` listener: protects the route when its command requires auth. */
+  /** Listener for every route of a command: protects it when the command requires auth. */
   attach (routeOptions: RouteOptions, command: CommandSource): void {
     if (command.auth !== 'required') return
     if (!this.protectedRoutes.includes(command.route)) this.protectedRoutes.push(command.route)
-    const existing = routeOptions.onRequest
-    const own = existing === undefined ? [] : ([] as unknown[]).concat(existing)
+    // A new array: the user's own hooks keep running, after this one, and their array is not mutated.
+    const own = routeOptions.onRequest === undefined ? [] : ([] as unknown[]).concat(routeOptions.onRequest)
     routeOptions.onRequest = [this.hook, ...own] as RouteOptions['onRequest']
   }
 
   /**
    * Picks the verifier once every plugin is loaded, so `@fastify/jwt` may be registered after this plugin.
-   * Fails closed: a command that requires auth without a way to verify tokens stops the app from starting.
+   * Fails closed: auth that is required or declared, without a way to verify tokens, stops the app from starting.
    */
   resolve (fastify: FastifyInstance): void {
-    if (this.protectedRoutes.length === 0 && this.config.auth === undefined) return
-    const routes = this.protectedRoutes.join(', ')
-    if (this.config.auth === undefined) {
-      throw new FST_SVC_AUTH_NOT_CONFIGURED(`${routes} require auth but the plugin has no "auth" option. Add auth: { type: 'bearer', description, verify }.`)
+    const auth = this.config.auth
+    if (auth === undefined) {
+      if (this.protectedRoutes.length === 0) return
+      throw new FST_SVC_AUTH_NOT_CONFIGURED(`${this.protectedRoutes.join(', ')} require auth but the plugin has no "auth" option. Add auth: { type: 'bearer', description, verify }.`)
     }
-    if (this.config.auth.verify !== undefined) {
-      this.verifier = this.config.auth.verify
+    if (auth.verify !== undefined) {
+      this.verifier = auth.verify
     } else if (fastify.hasRequestDecorator('jwtVerify')) {
-      this.verifier = (_token, request) => (request as unknown as { jwtVerify: () => Promise<unknown> }).jwtVerify()
+      this.verifier = verifyWithFastifyJwt
     } else {
       throw new FST_SVC_AUTH_NOT_CONFIGURED('"auth" has no verify function and @fastify/jwt is not registered. Pass auth.verify(token, request) or register @fastify/jwt.')
     }
   }
 
-  private readonly hook: onRequestAsyncHookHandler = async (request, reply) => {
+  private async authenticate (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
     const header = request.headers.authorization
-    if (typeof header !== 'string' || !SCHEME.test(header)) {
-      return this.refuse(reply, false, 'Missing bearer credential. Send "Authorization: Bearer <token>".')
-    }
-    const token = BEARER.exec(header)?.[1]
+    if (header === undefined || !BEARER_SCHEME.test(header)) return this.refuse(reply, false, MISSING)
+    // Node keeps only the first of repeated Authorization headers; two credentials are ambiguous, so refuse.
+    const token = authorizationCount(request) === 1 ? BEARER.exec(header)?.[1] : undefined
     const credential = token === undefined ? undefined : await this.verify(token, request)
-    if (!credential) return this.refuse(reply, true, 'The bearer token was refused.')
+    if (!credential) return this.refuse(reply, true, REFUSED)
     request[CREDENTIAL_PROPERTY] = credential
   }
 
+  /** The verifier's result; a throw refuses the token, and its message goes to the log, not to the client. */
   private async verify (token: string, request: FastifyRequest): Promise<unknown> {
     try {
-      return await (this.verifier as Verifier)(token, request)
+      return await (this.verifier as SvcVerify)(token, request)
     } catch (error) {
       request.log.info({ err: error }, 'bearer token refused by the verifier')
       return undefined
@@ -78,4 +85,31 @@ export class BearerAuth {
     const challenge = tokenSent ? `${this.challenge}, error="invalid_token"` : this.challenge
     return reply.code(401).header('www-authenticate', challenge).send(new FST_SVC_UNAUTHORIZED(message))
   }
+}
+
+/** `@fastify/jwt` reads the token from the request itself. */
+function verifyWithFastifyJwt (_token: string, request: FastifyRequest): Promise<unknown> {
+  return (request as unknown as { jwtVerify: () => Promise<unknown> }).jwtVerify()
+}
+
+function authorizationCount (request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders
+  let count = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].toLowerCase() === 'authorization') count++
+  }
+  return count
+}
+
+/**
+ * The manifest name as an RFC 9110 quoted-string: quotes and backslashes escaped, and every character
+ * outside printable ASCII percent-encoded as UTF-8, since Node refuses such characters in a header.
+ */
+function realmOf (name: string): string {
+  return name.replace(/["\\]/g, '\\$&').replace(/[^\x20-\x7e]+/g, percentEncoded)
+}
+
+/** Lone surrogates become U+FFFD, where `encodeURIComponent` would throw. */
+function percentEncoded (text: string): string {
+  return [...Buffer.from(text)].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`).join('')
 }
