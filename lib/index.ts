@@ -67,5 +67,6 @@ export default svcManifest
 
 export { checksumOf } from './checksum.js'
 export * from './errors.js'
+export * from './manifest-schema.js'
 export { matchesChecksum } from './serve.js'
 export type * from './types.js'

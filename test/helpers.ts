@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import svcManifest from '../lib/index.js'
+import { verifyManifest } from '../lib/client/index.js'
 import type { Manifest, SvcManifestOptions } from '../lib/index.js'
 
 /** The four options every manifest needs. */
@@ -23,9 +24,15 @@ export async function readyApp (
   return app
 }
 
-/** GETs the manifest as a client does and returns the parsed body. */
+/**
+ * GETs the manifest as a client does and returns the parsed body, after checking it against the JSON
+ * Schema of its layout and its checksum: every manifest the suite fetches is validated.
+ */
 export async function fetchManifest (app: FastifyInstance, path = '/.well-known/svc.json'): Promise<Manifest> {
   const response = await app.inject({ method: 'GET', url: path })
   if (response.statusCode !== 200) throw new Error(`manifest answered ${response.statusCode}: ${response.body}`)
-  return response.json() as Manifest
+  const manifest = response.json()
+  const { ok, errors } = verifyManifest(manifest)
+  if (!ok) throw new Error(`the served manifest does not match its schema:\n${errors.join('\n')}`)
+  return manifest as Manifest
 }

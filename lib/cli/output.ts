@@ -1,0 +1,31 @@
+/** Exit codes of `svc-manifest`: part of its interface, documented in docs/cli.md. */
+export const EXIT_OK = 0
+/** The manifest is invalid or tampered, or the diff has breaking changes. */
+export const EXIT_FAILED = 1
+/** Bad arguments, or a network or file error. */
+export const EXIT_ERROR = 2
+
+/** An error that ends the command with one line on stderr and the given exit code. */
+export class CliError extends Error {
+  readonly exitCode: number
+  /** More lines for stderr, after the message. */
+  readonly details: string[]
+
+  constructor (message: string, exitCode = EXIT_ERROR, details: string[] = []) {
+    super(message)
+    this.exitCode = exitCode
+    this.details = details
+  }
+}
+
+export function print (text: string): void {
+  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+}
+
+export function printError (text: string): void {
+  process.stderr.write(`${text}\n`)
+}
+
+export function prettyJson (value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`
+}

@@ -1,0 +1,53 @@
+const GENERAL = `Usage: svc-manifest <command> [options]
+
+Commands:
+  fetch <url>                    Download a manifest, verify it and print it
+  check <url|file>               Validate a manifest: schema of its layout and checksum
+  diff <before> <after>          List breaking and non-breaking changes between two manifests
+  generate <module> [--out file] Write the manifest of a Fastify app without starting a server
+
+Run svc-manifest <command> --help for the options of a command.
+
+Exit codes: 0 ok, 1 invalid manifest or breaking changes, 2 usage, network or file error.`
+
+const COMMANDS: Record<string, string> = {
+  fetch: `Usage: svc-manifest fetch <url>
+
+Downloads the manifest at <url> (e.g. https://shop.example/.well-known/svc.json), verifies its schema
+and checksum, and prints it as JSON.
+
+Exit codes: 0 printed, 1 invalid or tampered manifest, 2 usage or network error.`,
+
+  check: `Usage: svc-manifest check <url|file>
+
+Validates a manifest from a URL or a JSON file: the schema of its layout ("svc": "1.0" or "0.5.0")
+and the checksum recomputed from its commands. Prints every problem found.
+
+Exit codes: 0 valid, 1 invalid or tampered, 2 usage, network or file error.`,
+
+  diff: `Usage: svc-manifest diff <before> <after> [--json]
+
+Compares two manifests (URLs or JSON files) and prints the breaking and non-breaking changes.
+
+Options:
+  --json   Print { breaking, nonBreaking } as JSON
+
+Exit codes: 0 no breaking change, 1 breaking changes (or an invalid manifest), 2 usage, network or file error.`,
+
+  generate: `Usage: svc-manifest generate <module> [--out file]
+
+Imports <module>, whose default export is a Fastify instance or a (possibly async) function returning
+one, readies it without listening and writes its manifest as JSON.
+
+Options:
+  -o, --out <file>   Write to <file> instead of stdout
+
+Exit codes: 0 written, 2 usage error, or the module could not be loaded or started.`
+}
+
+/** The help of a command, or the general help. */
+export function helpOf (command?: string): string {
+  return (command !== undefined && COMMANDS[command]) || GENERAL
+}
+
+export const COMMAND_NAMES = Object.keys(COMMANDS)

@@ -1,0 +1,118 @@
+import type { Manifest } from '../types.js'
+import { freshnessLifetime } from './cache-control.js'
+import type { ManifestDiff } from './changes.js'
+import { diffManifests } from './diff.js'
+import { ManifestClientError } from './errors.js'
+import { checksumErrors, schemaErrors } from './verify.js'
+
+export interface ManifestClientOptions {
+  /** The manifest's full URL, e.g. `https://shop.example/.well-known/svc.json`. */
+  url: string | URL
+  /** Default: Node's global `fetch`. */
+  fetch?: typeof fetch
+  /** The clock, in milliseconds since the epoch. Default `Date.now`. */
+  now?: () => number
+}
+
+/**
+ * - `fetched`: first download.
+ * - `fresh`: served from memory within the response's `max-age`; no request made.
+ * - `revalidated`: the server confirmed the cached checksum (304, or 200 with the same checksum).
+ * - `changed`: a new manifest with another checksum; `drift` says what changed.
+ */
+export type ManifestStatus = 'fetched' | 'fresh' | 'revalidated' | 'changed'
+
+export interface ManifestResult {
+  manifest: Manifest
+  status: ManifestStatus
+  /** The changes from the cached manifest, when `status` is `changed`. */
+  drift?: ManifestDiff
+}
+
+export interface ManifestClient {
+  readonly url: string
+  /** The last manifest received and verified, if any. */
+  readonly manifest: Manifest | undefined
+  /** The current manifest: from memory while fresh, else from the server. Rejects with a `ManifestClientError`. */
+  get (): Promise<ManifestResult>
+}
+
+interface Cached {
+  manifest: Manifest
+  freshUntil: number
+}
+
+export function createManifestClient (options: ManifestClientOptions): ManifestClient {
+  const { url, fetch: fetchManifest, now } = readOptions(options)
+  let cached: Cached | undefined
+
+  async function get (): Promise<ManifestResult> {
+    if (cached !== undefined && now() < cached.freshUntil) return { manifest: cached.manifest, status: 'fresh' }
+    const response = await send(fetchManifest, url, cached?.manifest.checksum)
+    if (response.status === 304 && cached !== undefined) {
+      cached.freshUntil = now() + freshnessLifetime(response.headers)
+      return { manifest: cached.manifest, status: 'revalidated' }
+    }
+    if (response.status !== 200) {
+      await response.body?.cancel()
+      throw new ManifestClientError('SVC_CLIENT_HTTP_STATUS', `GET ${url} answered ${response.status}, expected 200 or 304`, { status: response.status })
+    }
+    const manifest = await readManifest(url, response)
+    const previous = cached?.manifest
+    cached = { manifest, freshUntil: now() + freshnessLifetime(response.headers) }
+    if (previous === undefined) return { manifest, status: 'fetched' }
+    if (previous.checksum === manifest.checksum) return { manifest, status: 'revalidated' }
+    return { manifest, status: 'changed', drift: diffManifests(previous, manifest) }
+  }
+
+  return {
+    url,
+    get manifest () { return cached?.manifest },
+    get
+  }
+}
+
+function readOptions (options: ManifestClientOptions): { url: string, fetch: typeof fetch, now: () => number } {
+  const { url, fetch = globalThis.fetch, now = Date.now } = options ?? {}
+  if (!URL.canParse(String(url)) || !/^https?:$/.test(new URL(String(url)).protocol)) {
+    throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', `url must be an absolute http(s) URL of a manifest; got ${JSON.stringify(url) ?? 'nothing'}`)
+  }
+  if (typeof fetch !== 'function') throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', 'fetch must be a function like the global fetch')
+  if (typeof now !== 'function') throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', 'now must be a function returning milliseconds')
+  return { url: new URL(String(url)).href, fetch, now }
+}
+
+async function send (fetchManifest: typeof fetch, url: string, checksum: string | undefined): Promise<Response> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (checksum !== undefined) headers['if-none-match'] = `"${checksum}"`
+  try {
+    return await fetchManifest(url, { headers })
+  } catch (error) {
+    throw new ManifestClientError('SVC_CLIENT_NETWORK', `GET ${url} failed: ${networkReason(error)}`, { cause: error })
+  }
+}
+
+/** Node's fetch throws "fetch failed" and keeps the useful reason (e.g. ECONNREFUSED) in `cause`. */
+function networkReason (error: unknown): string {
+  const { message, cause } = error as { message?: string, cause?: { message?: string } }
+  return cause?.message ?? message ?? String(error)
+}
+
+/** Parses and verifies a 200 body. Throws without touching the cache when it is not a valid manifest. */
+async function readManifest (url: string, response: Response): Promise<Manifest> {
+  let body: unknown
+  try {
+    body = await response.json()
+  } catch (cause) {
+    throw new ManifestClientError('SVC_CLIENT_INVALID_JSON', `GET ${url} answered 200 with a body that is not JSON`, { cause })
+  }
+  const invalid = schemaErrors(body)
+  if (invalid.length > 0) {
+    throw new ManifestClientError('SVC_CLIENT_INVALID_MANIFEST', `GET ${url} answered 200 with an invalid manifest: ${invalid.join('; ')}`, { errors: invalid })
+  }
+  const tampered = checksumErrors(body as Manifest)
+  if (tampered.length > 0) {
+    throw new ManifestClientError('SVC_CLIENT_CHECKSUM_MISMATCH', `GET ${url} answered 200 with a manifest whose checksum does not match its commands; refused`, { errors: tampered })
+  }
+  return body as Manifest
+}

@@ -1,0 +1,30 @@
+/** Stable codes of the errors the client throws; documented in docs/client.md. */
+export type ManifestClientErrorCode =
+  | 'SVC_CLIENT_INVALID_OPTION'
+  | 'SVC_CLIENT_NETWORK'
+  | 'SVC_CLIENT_HTTP_STATUS'
+  | 'SVC_CLIENT_INVALID_JSON'
+  | 'SVC_CLIENT_INVALID_MANIFEST'
+  | 'SVC_CLIENT_CHECKSUM_MISMATCH'
+
+export interface ManifestClientErrorDetails {
+  /** The HTTP status, for `SVC_CLIENT_HTTP_STATUS`. */
+  status?: number
+  /** What `verifyManifest` found, for `SVC_CLIENT_INVALID_MANIFEST` and `SVC_CLIENT_CHECKSUM_MISMATCH`. */
+  errors?: string[]
+  cause?: unknown
+}
+
+export class ManifestClientError extends Error {
+  readonly code: ManifestClientErrorCode
+  readonly status?: number
+  readonly errors?: string[]
+
+  constructor (code: ManifestClientErrorCode, message: string, details: ManifestClientErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause })
+    this.name = 'ManifestClientError'
+    this.code = code
+    if (details.status !== undefined) this.status = details.status
+    if (details.errors !== undefined) this.errors = details.errors
+  }
+}

@@ -1,0 +1,56 @@
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import type { TSchema } from '@sinclair/typebox'
+import { checksumOf } from '../checksum.js'
+import { manifestSchemas } from '../manifest-schema.js'
+import type { Manifest } from '../types.js'
+
+export interface VerifyResult {
+  /** True when the manifest matches the schema of its layout and its checksum matches its commands. */
+  ok: boolean
+  /** One line per problem, `"<JSON pointer>: <what is wrong>"`; empty when `ok`. */
+  errors: string[]
+}
+
+const checkers = new Map<string, TypeCheck<TSchema>>(
+  Object.entries(manifestSchemas).map(([layout, schema]) => [layout, TypeCompiler.Compile(schema)])
+)
+
+/**
+ * Checks a manifest as a client receives it: the schema of the layout named by its `svc` field, then the
+ * checksum recomputed from `commands` (the checksum of a manifest that does not match its schema is not
+ * looked at).
+ */
+export function verifyManifest (manifest: unknown): VerifyResult {
+  const errors = schemaErrors(manifest)
+  if (errors.length === 0) errors.push(...checksumErrors(manifest as Manifest))
+  return { ok: errors.length === 0, errors }
+}
+
+/** The schema problems of a manifest, one line each. */
+export function schemaErrors (manifest: unknown): string[] {
+  if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
+    return ['/: expected a manifest object']
+  }
+  const layout = (manifest as { svc?: unknown }).svc
+  const checker = checkers.get(layout as string)
+  if (checker === undefined) {
+    return [`/svc: expected a known layout, "${[...checkers.keys()].join('" or "')}"; got ${JSON.stringify(layout) ?? 'nothing'}`]
+  }
+  return firstErrorPerPath(checker.Errors(manifest))
+}
+
+/** TypeBox reports a missing field twice (required, then its type): the first says it best. */
+function firstErrorPerPath (errors: Iterable<{ path: string, message: string }>): string[] {
+  const byPath = new Map<string, string>()
+  for (const { path, message } of errors) {
+    if (!byPath.has(path)) byPath.set(path, message)
+  }
+  return [...byPath].map(([path, message]) => `${path}: ${message}`)
+}
+
+/** A line saying the checksum does not match the commands, or nothing when it does. */
+export function checksumErrors (manifest: Manifest): string[] {
+  const recomputed = checksumOf(manifest.commands)
+  if (recomputed === manifest.checksum) return []
+  return [`/checksum: ${manifest.checksum} does not match the commands, whose checksum is ${recomputed}`]
+}

@@ -1,0 +1,31 @@
+// Writes the manifest JSON Schemas of every layout from the built package to docs/schema/ (or to the
+// directory given as first argument). Run with `npm run schema:build`.
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, relative, resolve } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { manifestJsonSchema, manifestSchemas } from '../dist/manifest-schema.js'
+
+const DEFAULT_DIR = fileURLToPath(new URL('../docs/schema/', import.meta.url))
+
+/** The directory both scripts work on: the first argument, else docs/schema/. */
+export function schemaDir () {
+  return resolve(process.argv[2] ?? DEFAULT_DIR)
+}
+
+/** Every schema file: its name and its exact text. */
+export function schemaFiles () {
+  return Object.keys(manifestSchemas).map((layout) => ({
+    name: `manifest-${layout}.json`,
+    text: `${JSON.stringify(manifestJsonSchema(layout), null, 2)}\n`
+  }))
+}
+
+async function writeSchemas (dir) {
+  await mkdir(dir, { recursive: true })
+  for (const { name, text } of schemaFiles()) {
+    await writeFile(join(dir, name), text)
+    process.stdout.write(`wrote ${relative(process.cwd(), join(dir, name))}\n`)
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) await writeSchemas(schemaDir())
