@@ -11,7 +11,7 @@ import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestT
  * Builds the manifest from the options, the registry and the collected routes. Every map is sorted by
  * name, so two instances with the same configuration produce the same bytes (but `updatedAt`).
  */
-export function buildManifest (config: Config, registry: Registry, sources: CommandSource[], now = new Date()): Readonly<Manifest> {
+export function buildManifest (config: Config, registry: Registry, sources: CommandSource[], now = new Date()): Manifest {
   const commands = buildCommands(sources, registry)
   const manifest: Manifest = {
     svc: config.layout,
@@ -28,7 +28,7 @@ export function buildManifest (config: Config, registry: Registry, sources: Comm
     checksum: checksumOf(commands),
     updatedAt: now.toISOString()
   }
-  return deepFreeze(manifest)
+  return manifest
 }
 
 function buildCommands (sources: CommandSource[], registry: Registry): Record<string, ManifestCommand> {
@@ -63,10 +63,13 @@ function buildCommand (source: CommandSource, registry: Registry): ManifestComma
 }
 
 function buildParams (source: CommandSource, registry: Registry): Record<string, ManifestParam> | undefined {
-  if (source.paramSources.length === 0) return undefined
+  const sources = source.paramSources
+  if (sources.length === 0) return undefined
+  // One schema gives its params already sorted.
+  if (sources.length === 1) return paramsOf(sources[0].schema, registry, sources[0].where, sources[0].path)
   const params: Record<string, ManifestParam> = {}
   const origin = new Map<string, string>()
-  for (const { where, schema, path } of source.paramSources) {
+  for (const { where, schema, path } of sources) {
     for (const [name, param] of Object.entries(paramsOf(schema, registry, where, path))) {
       const first = origin.get(name)
       if (first !== undefined) {
@@ -102,12 +105,4 @@ function sortedMap<V, R> (entries: Map<string, V>, build: (value: V, name: strin
   // The default sort compares UTF-16 code units, as RFC 8785 does, so served and canonical key orders agree.
   for (const name of [...entries.keys()].sort()) out[name] = build(entries.get(name) as V, name)
   return out
-}
-
-function deepFreeze<T> (value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value)
-    for (const child of Object.values(value)) deepFreeze(child)
-  }
-  return value
 }

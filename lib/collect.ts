@@ -89,6 +89,12 @@ export class RouteCollector {
     this.onCommandRoute(routeOptions, command)
   }
 
+  /** Drops what was collected once the manifest is built: Fastify takes no routes after `ready()`. */
+  release (): void {
+    this.commands.length = 0
+    this.seen.clear()
+  }
+
   /** The command this route repeats: the auto HEAD route of a GET, or the second URL of a prefixed `'/'`. */
   private twinOf (svc: unknown, method: string, url: string): CommandSource | undefined {
     if (!isPlainObject(svc)) return undefined
@@ -133,6 +139,7 @@ function refsIn (value: unknown, found: string[] = []): string[] {
 }
 
 function singleMethod (routeOptions: RouteOptions): string {
+  if (typeof routeOptions.method === 'string') return routeOptions.method
   const methods = ([] as string[]).concat(routeOptions.method)
   const named = methods.filter((method) => method !== 'HEAD')
   if (named.length > 1) {

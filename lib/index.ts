@@ -43,7 +43,8 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     auth.resolve(fastify)
     const manifest = buildManifest(config, registry, collector.commands)
     prepared = prepareResponse(manifest, config.maxAge)
-    registry.seal(manifest)
+    registry.seal(prepared)
+    collector.release()
   })
 }
 

@@ -40,19 +40,17 @@ export function deriveName (url: string): string {
 /** The URL with each parameter (`:name`, `:name(regexp)`) and wildcard replaced by one marker. `::` is a literal `:`. */
 function withoutParams (url: string): string {
   let out = ''
-  for (let index = 0; index < url.length; index++) {
+  let copiedTo = 0
+  for (let index = url.search(/[:*]/); index !== -1 && index < url.length; index++) {
     const char = url[index]
-    if (char === ':' && url[index + 1] === ':') {
-      out += ':'
-      index++
-    } else if (char === ':' || char === '*') {
-      out += REMOVED
-      index = char === ':' ? endOfParam(url, index) - 1 : index
-    } else {
-      out += char
-    }
+    if (char !== ':' && char !== '*') continue
+    const literalColon = char === ':' && url[index + 1] === ':'
+    out += url.slice(copiedTo, index) + (literalColon ? ':' : REMOVED)
+    if (literalColon) index++
+    else if (char === ':') index = endOfParam(url, index) - 1
+    copiedTo = index + 1
   }
-  return out
+  return out + url.slice(copiedTo)
 }
 
 /** Where a parameter that starts at `start` ends: its name stops at `(`, `-`, `.` or `/`; a regexp follows in brackets. */

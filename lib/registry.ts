@@ -18,7 +18,8 @@ export class Registry implements TypeNames {
   readonly events = new Map<string, EventEntry>()
   readonly channels = new Map<string, ChannelEntry>()
   private readonly idToName = new Map<string, string>()
-  private built: { manifest: Readonly<Manifest>, checksum: string } | undefined
+  private served: { body: Buffer, checksum: string } | undefined
+  private manifest: Readonly<Manifest> | undefined
 
   constructor (
     private readonly layout: SvcLayout,
@@ -71,13 +72,17 @@ export class Registry implements TypeNames {
     this.channels.set(name, { description: options.description })
   }
 
-  /** Called once the manifest is built: from now on it is readable and the registry is closed. */
-  seal (manifest: Readonly<Manifest>): void {
-    this.built = { manifest, checksum: manifest.checksum }
+  /**
+   * Called once the manifest is built and serialised: from now on it is readable and the registry is closed.
+   * Only the served bytes are kept; `app.svc.manifest` is read back from them when first asked for, so it
+   * is exactly what clients receive and costs nothing at start-up when nobody reads it.
+   */
+  seal (served: { body: Buffer, checksum: string }): void {
+    this.served = served
   }
 
   get sealed (): boolean {
-    return this.built !== undefined
+    return this.served !== undefined
   }
 
   /** The `app.svc` decorator. */
@@ -87,16 +92,21 @@ export class Registry implements TypeNames {
       type: (name, schema) => registry.addType(name, schema),
       event: (name, options) => registry.addEvent(name, options),
       channel: (name, options) => registry.addChannel(name, options),
-      get manifest () { return registry.read().manifest },
+      get manifest () { return registry.readManifest() },
       get checksum () { return registry.read().checksum }
     }
   }
 
-  private read (): { manifest: Readonly<Manifest>, checksum: string } {
-    if (this.built === undefined) {
+  private read (): { body: Buffer, checksum: string } {
+    if (this.served === undefined) {
       throw new FST_SVC_NOT_READY('app.svc.manifest and app.svc.checksum are available after `await app.ready()`.')
     }
-    return this.built
+    return this.served
+  }
+
+  private readManifest (): Readonly<Manifest> {
+    this.manifest ??= deepFreeze(JSON.parse(this.read().body.toString('utf8')) as Manifest)
+    return this.manifest
   }
 
   private assertOpen (call: string): void {
@@ -106,4 +116,12 @@ export class Registry implements TypeNames {
   private assertNew (map: Map<string, unknown>, kind: string, name: string): void {
     if (map.has(name)) throw new FST_SVC_DUPLICATE_NAME(`${kind} "${name}" is registered twice. Give each ${kind} its own name.`)
   }
+}
+
+function deepFreeze<T> (value: T): T {
+  if (value !== null && typeof value === 'object') {
+    Object.freeze(value)
+    for (const child of Object.values(value)) deepFreeze(child)
+  }
+  return value
 }

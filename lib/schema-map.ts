@@ -17,6 +17,8 @@ const PRIMITIVES = new Set(['string', 'number', 'boolean', 'array', 'object', 'n
  * `where` names the command and field for error messages.
  */
 export function typeNameOf (schema: Schema, types: TypeNames, where: string): string {
+  // The usual schema, `{ type: 'string' }`, needs none of the set logic below.
+  if (typeof schema.type === 'string' && schema.$ref === undefined && schema.$id === undefined) return primitive(schema.type, where)
   const found = candidateTypes(schema, types, where, true)
   if (found.size === 1) return [...found][0]
   const many = found.size > 1 ? `it allows ${[...found].join(', ')}` : 'it declares no type'
@@ -124,10 +126,6 @@ export function isObjectSchema (schema: Schema): boolean {
   return schema.type === 'object' || isObjectWithProperties(schema)
 }
 
-function requiredOf (schema: Schema): Set<string> {
-  return new Set(Array.isArray(schema.required) ? schema.required as string[] : [])
-}
-
 /** `{ field: { type, description? } }` for every property of an object schema. */
 export function fieldsOf (schema: Schema, types: TypeNames, where: string): Record<string, ManifestTypeRef> {
   const fields: Record<string, ManifestTypeRef> = {}
@@ -143,23 +141,33 @@ export function fieldsOf (schema: Schema, types: TypeNames, where: string): Reco
  */
 export function paramsOf (schema: Schema, types: TypeNames, where: string, alwaysRequired = false): Record<string, ManifestParam> {
   const properties = propertiesOf(schema) as Record<string, Schema>
-  const required = requiredOf(schema)
+  const required = Array.isArray(schema.required) ? schema.required as unknown[] : []
   const params: Record<string, ManifestParam> = {}
-  for (const [name, property] of sortedEntries(properties)) {
-    params[name] = paramOf(property, alwaysRequired || required.has(name), types, `${where}.${name}`)
+  for (const name of sortedKeys(properties)) {
+    params[name] = paramOf(properties[name], alwaysRequired || required.includes(name), types, `${where}.${name}`)
   }
   return params
 }
 
 function paramOf (schema: Schema, required: boolean, types: TypeNames, where: string): ManifestParam {
   const param: ManifestParam = { type: typeNameOf(schema, types, where), required }
-  if (schema.default !== undefined) param.default = structuredClone(schema.default)
+  if (schema.default !== undefined) param.default = copyOf(schema.default)
   if (typeof schema.description === 'string') param.description = schema.description
   return param
 }
 
+/** A copy of a default value, so the manifest never shares an object with the user's schema. */
+function copyOf (value: unknown): unknown {
+  return value !== null && typeof value === 'object' ? structuredClone(value) : value
+}
+
 /** Entries sorted by key in code-unit order, as every map of the manifest is. */
 export function sortedEntries<V> (record: Readonly<Record<string, V>>): [string, V][] {
+  return sortedKeys(record).map((key) => [key, record[key]])
+}
+
+/** The keys of a record in code-unit order. */
+export function sortedKeys (record: Readonly<Record<string, unknown>>): string[] {
   // The default sort compares UTF-16 code units, the order RFC 8785 uses.
-  return Object.keys(record).sort().map((key) => [key, record[key]])
+  return Object.keys(record).sort()
 }

@@ -22,8 +22,9 @@ t.test('a route declared with method [GET, HEAD] is one command', async (t) => {
 t.test('a HEAD-only route is a command of its own', async (t) => {
   const manifest = await fetchManifest(await readyApp({}, (app) => {
     app.head('/exists', { svc: { description: 'Does it exist' } }, async () => '')
+    app.route({ method: ['HEAD'], url: '/present', svc: { description: 'Is it present' }, handler: async () => '' })
   }))
-  t.same(Object.keys(manifest.commands), ['exists'])
+  t.same(Object.keys(manifest.commands), ['exists', 'present'])
 })
 
 t.test('a prefixed "/" route is collected once', async (t) => {
