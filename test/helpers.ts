@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import svcManifest from '../lib/index.js'
 import { verifyManifest } from '../lib/client/index.js'
@@ -35,4 +36,18 @@ export async function fetchManifest (app: FastifyInstance, path = '/.well-known/
   const { ok, errors } = verifyManifest(manifest)
   if (!ok) throw new Error(`the served manifest does not match its schema:\n${errors.join('\n')}`)
   return manifest as Manifest
+}
+
+/** A command that uses every command field: params with a description and a default, returns, tags, hints, auth. */
+export function addCartItemCommand (app: FastifyInstance): void {
+  app.post('/cart/items', {
+    svc: {
+      description: 'Add an item to the cart',
+      params: Type.Object({ sku: Type.String({ description: 'Product SKU' }), quantity: Type.Optional(Type.Integer({ default: 1 })) }),
+      returns: Type.Ref('Product'),
+      tags: ['cart'],
+      hints: { idempotent: false, sideEffects: true },
+      auth: 'required'
+    }
+  }, async () => ({}))
 }

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import type { SvcManifestOptions } from '../lib/index.js'
-import { fetchManifest, readyApp } from './helpers.js'
+import { addCartItemCommand, fetchManifest, readyApp } from './helpers.js'
 
 const verify = async () => ({ sub: 'user' })
 
@@ -17,25 +17,12 @@ function everyField (svc: '1.0' | '0.5.0'): Partial<SvcManifestOptions> {
   }
 }
 
-function fullCommand (app: FastifyInstance): void {
-  app.post('/cart/items', {
-    svc: {
-      description: 'Add an item to the cart',
-      params: Type.Object({ sku: Type.String({ description: 'Product SKU' }), quantity: Type.Optional(Type.Integer({ default: 1 })) }),
-      returns: Type.Ref('Product'),
-      tags: ['cart'],
-      hints: { idempotent: false, sideEffects: true },
-      auth: 'required'
-    }
-  }, async () => ({}))
-}
-
 const TOP_1_0 = ['svc', 'name', 'description', 'version', 'baseUrl', 'auth', 'commands', 'events', 'types', 'checksum', 'updatedAt']
 const TOP_0_5 = ['svc', 'name', 'description', 'about', 'version', 'baseUrl', 'auth', 'commands', 'events', 'channels', 'types', 'checksum', 'updatedAt']
 
 for (const [layout, keys] of [['1.0', TOP_1_0], ['0.5.0', TOP_0_5]] as const) {
   t.test(`layout ${layout}: every field, in the spec's order`, async (t) => {
-    const app = await readyApp(everyField(layout), fullCommand)
+    const app = await readyApp(everyField(layout), addCartItemCommand)
     const response = await app.inject({ method: 'GET', url: '/.well-known/svc.json' })
     const manifest = response.json()
     t.same(Object.keys(manifest), keys)

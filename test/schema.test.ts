@@ -8,7 +8,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type Manifest, type SvcLayout } from '../lib/index.js'
-import { readyApp, requiredOptions } from './helpers.js'
+import { addCartItemCommand, readyApp, requiredOptions } from './helpers.js'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const run = promisify(execFile)
@@ -30,16 +30,7 @@ async function servedManifest (svc: SvcLayout): Promise<Manifest> {
 }
 
 function addCommands (app: FastifyInstance): void {
-  app.post('/cart/items', {
-    svc: {
-      description: 'Add an item to the cart',
-      params: Type.Object({ sku: Type.String({ description: 'Product SKU' }), quantity: Type.Optional(Type.Integer({ default: 1 })) }),
-      returns: Type.Ref('Product'),
-      tags: ['cart'],
-      hints: { idempotent: false, sideEffects: true },
-      auth: 'required'
-    }
-  }, async () => ({}))
+  addCartItemCommand(app)
   app.get('/search', { svc: { description: 'Search', params: Type.Object({ q: Type.String() }), returns: Type.Array(Type.Ref('Product')) } }, async () => [])
 }
 
