@@ -57,3 +57,21 @@ export function eachName<V> (before: Readonly<Record<string, V>> = {}, after: Re
 export function show (value: unknown): string {
   return value === undefined ? 'none' : JSON.stringify(value)
 }
+
+/**
+ * The top-level entries of one kind in two manifests: a removed entry breaks clients, an added one does
+ * not, and `kept` compares an entry found in both.
+ */
+export function diffEntries<V> (
+  log: ChangeLog,
+  kind: 'command' | 'event' | 'channel' | 'type',
+  before: Readonly<Record<string, V>> | undefined,
+  after: Readonly<Record<string, V>> | undefined,
+  kept: NameVisitor<V>['kept']
+): void {
+  eachName(before, after, {
+    removed: (name) => log.add(true, `${kind}.removed`, name, `${kind} ${name} was removed`),
+    added: (name) => log.add(false, `${kind}.added`, name, `${kind} ${name} was added`),
+    kept
+  })
+}

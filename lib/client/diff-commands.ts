@@ -1,13 +1,9 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { ManifestCommand, ManifestParam, ManifestTypeRef, SvcHints } from '../types.js'
-import { eachName, show, type ChangeLog } from './changes.js'
+import { diffEntries, eachName, show, type ChangeLog } from './changes.js'
 
 export function diffCommands (log: ChangeLog, before: Record<string, ManifestCommand>, after: Record<string, ManifestCommand>): void {
-  eachName(before, after, {
-    removed: (name) => log.add(true, 'command.removed', name, `command ${name} was removed`),
-    added: (name) => log.add(false, 'command.added', name, `command ${name} was added`),
-    kept: (name, old, now) => diffCommand(log, name, old, now)
-  })
+  diffEntries(log, 'command', before, after, (name, old, now) => diffCommand(log, name, old, now))
 }
 
 function diffCommand (log: ChangeLog, name: string, old: ManifestCommand, now: ManifestCommand): void {

@@ -1,5 +1,5 @@
 import type { ManifestChannel, ManifestEvent, ManifestType, ManifestTypeRef } from '../types.js'
-import { eachName, type ChangeLog } from './changes.js'
+import { diffEntries, eachName, type ChangeLog } from './changes.js'
 
 type Fields = Record<string, ManifestTypeRef>
 
@@ -42,35 +42,23 @@ function logRedescribed (log: ChangeLog, owner: string, subject: string, fields:
 }
 
 export function diffEvents (log: ChangeLog, before: Record<string, ManifestEvent>, after: Record<string, ManifestEvent>): void {
-  eachName(before, after, {
-    removed: (name) => log.add(true, 'event.removed', name, `event ${name} was removed`),
-    added: (name) => log.add(false, 'event.added', name, `event ${name} was added`),
-    kept: (name, old, now) => {
-      const fields = compareFields(old.data, now.data)
-      const summary = fieldSummary(fields, 'data field')
-      if (summary.length > 0) log.add(breaksReaders(fields), 'event.data-changed', name, `event ${name}: ${summary.join('; ')}`)
-      logRedescribed(log, name, `event ${name}`, fields.redescribed)
-      if (old.description !== now.description) log.add(false, 'description.changed', name, `event ${name}: description changed`)
-    }
+  diffEntries(log, 'event', before, after, (name, old, now) => {
+    const fields = compareFields(old.data, now.data)
+    const summary = fieldSummary(fields, 'data field')
+    if (summary.length > 0) log.add(breaksReaders(fields), 'event.data-changed', name, `event ${name}: ${summary.join('; ')}`)
+    logRedescribed(log, name, `event ${name}`, fields.redescribed)
+    if (old.description !== now.description) log.add(false, 'description.changed', name, `event ${name}: description changed`)
   })
 }
 
 export function diffChannels (log: ChangeLog, before: Record<string, ManifestChannel> = {}, after: Record<string, ManifestChannel> = {}): void {
-  eachName(before, after, {
-    removed: (name) => log.add(true, 'channel.removed', name, `channel ${name} was removed`),
-    added: (name) => log.add(false, 'channel.added', name, `channel ${name} was added`),
-    kept: (name, old, now) => {
-      if (old.description !== now.description) log.add(false, 'description.changed', name, `channel ${name}: description changed`)
-    }
+  diffEntries(log, 'channel', before, after, (name, old, now) => {
+    if (old.description !== now.description) log.add(false, 'description.changed', name, `channel ${name}: description changed`)
   })
 }
 
 export function diffTypes (log: ChangeLog, before: Record<string, ManifestType>, after: Record<string, ManifestType>): void {
-  eachName(before, after, {
-    removed: (name) => log.add(true, 'type.removed', name, `type ${name} was removed`),
-    added: (name) => log.add(false, 'type.added', name, `type ${name} was added`),
-    kept: (name, old, now) => diffType(log, name, old, now)
-  })
+  diffEntries(log, 'type', before, after, (name, old, now) => diffType(log, name, old, now))
 }
 
 function diffType (log: ChangeLog, name: string, old: ManifestType, now: ManifestType): void {
