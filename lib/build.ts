@@ -1,10 +1,11 @@
-import { checksumOf } from './checksum.js'
-import type { CommandSource } from './collect.js'
+import { canonicalCommandsJson } from './canonical-commands.js'
+import { sha256Hex } from './checksum.js'
+import type { CommandSource, ParamSource } from './collect.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECLARED_TWICE } from './errors.js'
 import { deriveName, isDottedName } from './names.js'
 import type { Config } from './options.js'
 import type { Registry } from './registry.js'
-import { fieldsOf, ownTypeNameOf, paramsOf, propertiesOf, sortedEntries, typeRefOf } from './schema-map.js'
+import { fieldsOf, ownTypeNameOf, paramOf, paramsOf, propertiesOf, typeRefOf, type Schema } from './schema-map.js'
 import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType } from './types.js'
 
 /**
@@ -25,7 +26,7 @@ export function buildManifest (config: Config, registry: Registry, sources: Comm
     events: buildEvents(registry),
     ...(config.layout === '0.5.0' && { channels: sortedMap(registry.channels, (channel) => ({ description: channel.description })) }),
     types: buildTypes(registry),
-    checksum: checksumOf(commands),
+    checksum: sha256Hex(canonicalCommandsJson(commands)),
     updatedAt: now.toISOString()
   }
   return manifest
@@ -67,19 +68,23 @@ function buildParams (source: CommandSource, registry: Registry): Record<string,
   if (sources.length === 0) return undefined
   // One schema gives its params already sorted.
   if (sources.length === 1) return paramsOf(sources[0].schema, registry, sources[0].where, sources[0].path)
-  const params: Record<string, ManifestParam> = {}
-  const origin = new Map<string, string>()
-  for (const { where, schema, path } of sources) {
-    for (const [name, param] of Object.entries(paramsOf(schema, registry, where, path))) {
+  const origin = new Map<string, ParamSource>()
+  for (const paramSource of sources) {
+    for (const name of Object.keys(propertiesOf(paramSource.schema) as Schema)) {
       const first = origin.get(name)
       if (first !== undefined) {
-        throw new FST_SVC_PARAMS_DECLARED_TWICE(`param "${name}" is in ${first} and in ${where}. Rename one of them, or declare the params once in svc.params.`)
+        throw new FST_SVC_PARAMS_DECLARED_TWICE(`param "${name}" is in ${first.where} and in ${paramSource.where}. Rename one of them, or declare the params once in svc.params.`)
       }
-      origin.set(name, where)
-      params[name] = param
+      origin.set(name, paramSource)
     }
   }
-  return Object.fromEntries(sortedEntries(params))
+  const params: Record<string, ManifestParam> = {}
+  // The default sort compares UTF-16 code units, as RFC 8785 does.
+  for (const name of [...origin.keys()].sort()) {
+    const { schema, where, path } = origin.get(name) as ParamSource
+    params[name] = paramOf(schema, name, registry, where, path)
+  }
+  return params
 }
 
 function buildEvents (registry: Registry): Record<string, ManifestEvent> {

@@ -7,17 +7,18 @@ import type { ManifestCommand } from './types.js'
  * Any client can recompute it from the served body.
  */
 export function checksumOf (commands: Readonly<Record<string, ManifestCommand>>): string {
-  return createHash('sha256').update(canonicalJson(commands), 'utf8').digest('hex')
+  return sha256Hex(canonicalJson(commands))
+}
+
+export function sha256Hex (text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
 }
 
 /**
  * Returned by `inCanonicalOrder` for what the fast path does not handle: a key that no JavaScript object
  * can put in JCS order, or a value JCS forbids (NaN, Infinity, a lone surrogate), which `canonicalize` refuses.
  */
-const UNORDERABLE = Symbol('unorderable')
-
-/** In Unicode mode a surrogate pair reads as one code point, so only a lone surrogate matches. */
-const LONE_SURROGATE = /\p{Surrogate}/u
+export const UNORDERABLE = Symbol('unorderable')
 
 /**
  * RFC 8785 canonical JSON. `JSON.stringify` already writes strings and numbers as JCS does, and writes
@@ -35,8 +36,8 @@ export function canonicalJson (value: unknown): string {
  * The value with every object's keys in code-unit order. Parts already in that order are reused as they
  * are, so the usual manifest, whose maps are sorted, costs a copy of its commands and params only.
  */
-function inCanonicalOrder (value: unknown): unknown {
-  if (typeof value === 'string') return LONE_SURROGATE.test(value) ? UNORDERABLE : value
+export function inCanonicalOrder (value: unknown): unknown {
+  if (typeof value === 'string') return value.isWellFormed() ? value : UNORDERABLE
   if (typeof value === 'number') return Number.isFinite(value) ? value : UNORDERABLE
   if (value === null || typeof value !== 'object') return value
   return Array.isArray(value) ? arrayInOrder(value) : objectInOrder(value as Record<string, unknown>)
@@ -59,7 +60,7 @@ function objectInOrder (object: Record<string, unknown>): unknown {
   const keys = Object.keys(object)
   let sorted = true
   for (let index = 0; index < keys.length; index++) {
-    if (isArrayIndex(keys[index]) || LONE_SURROGATE.test(keys[index])) return UNORDERABLE
+    if (isArrayIndex(keys[index]) || !keys[index].isWellFormed()) return UNORDERABLE
     if (index > 0 && keys[index - 1] > keys[index]) sorted = false
   }
   // The default sort compares UTF-16 code units, as RFC 8785 does.
@@ -82,7 +83,7 @@ function copyOfFirst (object: Record<string, unknown>, keys: string[], count: nu
 }
 
 /** Keys that JavaScript orders numerically before all others: "0" to "4294967294" without leading zeros. */
-function isArrayIndex (key: string): boolean {
+export function isArrayIndex (key: string): boolean {
   const first = key.charCodeAt(0)
   if (first < 48 || first > 57) return false
   return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295

@@ -49,3 +49,6 @@ export const FST_SVC_AUTH_NOT_CONFIGURED = createError('FST_SVC_AUTH_NOT_CONFIGU
 
 /** A request to a command with `auth: 'required'` carried no valid bearer credential. */
 export const FST_SVC_UNAUTHORIZED = createError('FST_SVC_UNAUTHORIZED', '%s', 401)
+
+/** A command carries a value the RFC 8785 checksum cannot encode: NaN, Infinity or a lone surrogate. */
+export const FST_SVC_INVALID_JSON_VALUE = createError('FST_SVC_INVALID_JSON_VALUE', 'Value cannot be checksummed: %s', 500)

@@ -140,19 +140,18 @@ export function fieldsOf (schema: Schema, types: TypeNames, where: string): Reco
  * `alwaysRequired` is for path params, which the URL always carries.
  */
 export function paramsOf (schema: Schema, types: TypeNames, where: string, alwaysRequired = false): Record<string, ManifestParam> {
-  const properties = propertiesOf(schema) as Record<string, Schema>
-  const required = Array.isArray(schema.required) ? schema.required as unknown[] : []
   const params: Record<string, ManifestParam> = {}
-  for (const name of sortedKeys(properties)) {
-    params[name] = paramOf(properties[name], alwaysRequired || required.includes(name), types, `${where}.${name}`)
-  }
+  for (const name of sortedKeys(propertiesOf(schema) as Schema)) params[name] = paramOf(schema, name, types, where, alwaysRequired)
   return params
 }
 
-function paramOf (schema: Schema, required: boolean, types: TypeNames, where: string): ManifestParam {
-  const param: ManifestParam = { type: typeNameOf(schema, types, where), required }
-  if (schema.default !== undefined) param.default = copyOf(schema.default)
-  if (typeof schema.description === 'string') param.description = schema.description
+/** The param `name` of an object schema; `where` names that schema. */
+export function paramOf (schema: Schema, name: string, types: TypeNames, where: string, alwaysRequired: boolean): ManifestParam {
+  const property = (propertiesOf(schema) as Record<string, Schema>)[name]
+  const required = alwaysRequired || (Array.isArray(schema.required) && schema.required.includes(name))
+  const param: ManifestParam = { type: typeNameOf(property, types, `${where}.${name}`), required }
+  if (property.default !== undefined) param.default = copyOf(property.default)
+  if (typeof property.description === 'string') param.description = property.description
   return param
 }
 

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import canonicalize from 'canonicalize'
+import Fastify from 'fastify'
 import t from 'tap'
-import { checksumOf, type ManifestCommand } from '../lib/index.js'
-import { fetchManifest, readyApp } from './helpers.js'
+import svcManifest, { checksumOf, type ManifestCommand } from '../lib/index.js'
+import { fetchManifest, readyApp, requiredOptions } from './helpers.js'
 
 type Commands = Record<string, ManifestCommand>
 
@@ -68,4 +69,48 @@ t.test('a served manifest with index-like param names and object defaults verifi
   })
   const manifest = await fetchManifest(app)
   t.equal(manifest.checksum, referenceChecksum(manifest.commands))
+})
+
+t.test('a served manifest with every command field, descriptions and an index key in a default, verifies', async (t) => {
+  const app = await readyApp({}, (app) => {
+    app.post('/orders', {
+      svc: {
+        name: 'order.place',
+        description: 'Place an order',
+        params: Type.Object({
+          sku: Type.String({ description: 'Stock unit' }),
+          options: Type.Object({}, { default: { zeta: [{ b: 1, a: 2 }], alpha: 'é', 2: 'an index key', on: true, none: null } })
+        }),
+        returns: Type.Object({ id: Type.String() }, { description: 'The new order' }),
+        tags: ['orders', 'write'],
+        hints: { sideEffects: true, idempotent: false }
+      }
+    }, async () => ({ id: '1' }))
+  })
+  const manifest = await fetchManifest(app)
+  t.same(manifest.commands['order.place'].returns, { type: 'object', description: 'The new order' })
+  t.equal(manifest.checksum, referenceChecksum(manifest.commands))
+})
+
+t.test('a command value RFC 8785 cannot encode stops the start, naming the command and the field', async (t) => {
+  const cases: [string, Record<string, unknown>, RegExp][] = [
+    ['a NaN default', { params: Type.Object({ n: Type.Number({ default: Number.NaN }) }) }, /command "x" param "n" default holds NaN/],
+    ['an Infinity deep inside a default', { params: Type.Object({ o: Type.Object({}, { default: { list: [1, -Infinity] } }) }) }, /param "o" default holds -Infinity/],
+    ['a lone surrogate inside a default', { params: Type.Object({ s: Type.String({ default: 'a\ud800' }) }) }, /param "s" default holds a string that has a lone surrogate/],
+    ['a lone surrogate in the description', { description: 'Broken \udc00' }, /command "x" description has a lone surrogate/],
+    ['a lone surrogate in a tag', { tags: ['ok', '\ud800'] }, /command "x" tags has a lone surrogate/],
+    ['a lone surrogate in a param name', { params: Type.Object({ '\ud800': Type.String() }) }, /command "x" a param name has a lone surrogate/],
+    ['a lone surrogate in a param description', { params: Type.Object({ q: Type.String({ description: 'Q \ud800' }) }) }, /command "x" param "q" description has a lone surrogate/],
+    ['a lone surrogate in the returns description', { returns: Type.String({ description: '\udfff' }) }, /command "x" returns description has a lone surrogate/]
+  ]
+  for (const [label, svc, message] of cases) {
+    const fastify = Fastify()
+    // Ajv would refuse some of these schemas first; what is tested here is the manifest.
+    fastify.setValidatorCompiler(() => () => true)
+    await fastify.register(svcManifest, requiredOptions)
+    fastify.post('/x', { svc: { description: 'X', ...svc } }, async () => ({}))
+    await t.rejects(Promise.resolve(fastify.ready()), { code: 'FST_SVC_INVALID_JSON_VALUE', message }, label)
+    const response = await fastify.inject({ method: 'GET', url: '/.well-known/svc.json' })
+    t.equal(response.json().code, 'FST_SVC_NOT_READY', `${label}: nothing is served`)
+  }
 })
