@@ -19,9 +19,11 @@ if (variant === 'plugin') await app.register(svcManifest, manifestOptions)
 if (variant === 'swagger') await app.register(swagger, { openapi: { info: { title: 'Bench', version: '1.0.0' } } })
 addCommandRoutes(app, count)
 await app.ready()
-const described = describedCount()
+// swagger builds its document on first call: part of its start-up. The plugin built its manifest in ready().
+if (variant === 'swagger') app.swagger()
 const ms = performance.now() - started
 const cpu = process.cpuUsage(cpuStarted)
+const described = describedCount()
 
 if (described !== count) throw new Error(`${variant} described ${described} of ${count} routes`)
 console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000 }))

@@ -21,7 +21,8 @@ const REFUSED = 'The bearer token was refused.'
  * is parsed, so an anonymous caller learns nothing from body errors.
  */
 export class BearerAuth {
-  readonly protectedRoutes: string[] = []
+  /** A Set: every twin of a command attaches again, and a large app has thousands of commands. */
+  readonly protectedRoutes = new Set<string>()
   private verifier: SvcVerify | undefined
   private readonly challenge: string
   /** Named so that `app.printRoutes({ includeHooks: true })` shows which routes it guards. */
@@ -36,7 +37,7 @@ export class BearerAuth {
   /** Listener for every route of a command: protects it when the command requires auth. */
   attach (routeOptions: RouteOptions, command: CommandSource): void {
     if (command.auth !== 'required') return
-    if (!this.protectedRoutes.includes(command.route)) this.protectedRoutes.push(command.route)
+    this.protectedRoutes.add(command.route)
     // A new array: the user's own hooks keep running, after this one, and their array is not mutated.
     const own = routeOptions.onRequest === undefined ? [] : ([] as unknown[]).concat(routeOptions.onRequest)
     routeOptions.onRequest = [this.hook, ...own] as RouteOptions['onRequest']
@@ -49,8 +50,8 @@ export class BearerAuth {
   resolve (fastify: FastifyInstance): void {
     const auth = this.config.auth
     if (auth === undefined) {
-      if (this.protectedRoutes.length === 0) return
-      throw new FST_SVC_AUTH_NOT_CONFIGURED(`${this.protectedRoutes.join(', ')} require auth but the plugin has no "auth" option. Add auth: { type: 'bearer', description, verify }.`)
+      if (this.protectedRoutes.size === 0) return
+      throw new FST_SVC_AUTH_NOT_CONFIGURED(`${[...this.protectedRoutes].join(', ')} require auth but the plugin has no "auth" option. Add auth: { type: 'bearer', description, verify }.`)
     }
     if (auth.verify !== undefined) {
       this.verifier = auth.verify

@@ -19,6 +19,7 @@ export interface ParamSource {
 export interface CommandSource {
   /** `GET /carts/:id/items`, for error messages. */
   route: string
+  method: string
   url: string
   /** The explicit `svc.name`, or undefined to derive it from the URL. */
   name?: string
@@ -34,6 +35,8 @@ export interface CommandSource {
 
 const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth'])
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+/** Where params are read from when `svc.params` is absent, in this order. */
+const PARAM_PLACES = ['params', 'querystring', 'body'] as const
 const RESPONSE_CODES = ['200', '201', '2xx']
 
 /** Called for every route of a command, its HEAD twin and its prefixed twin included (auth hooks attach here). */
@@ -46,8 +49,8 @@ export type CommandRouteListener = (routeOptions: RouteOptions, command: Command
 export class RouteCollector {
   readonly commands: CommandSource[] = []
   readonly errors: Error[] = []
-  /** The first route seen for each `svc` object, to recognise Fastify's HEAD and prefix twins. */
-  private readonly seen = new Map<object, { method: string, url: string, command: CommandSource }[]>()
+  /** The commands collected for each `svc` object, to recognise Fastify's HEAD and prefix twins. */
+  private readonly seen = new Map<object, CommandSource[]>()
 
   constructor (private readonly types: TypeNames, private readonly onCommandRoute: CommandRouteListener) {}
 
@@ -70,22 +73,17 @@ export class RouteCollector {
       this.onCommandRoute(routeOptions, twinOf)
       return
     }
-    const route = `${method} ${url}`
-    const { params, returns, ...described } = readRouteOptions(svc, route)
-    const command: CommandSource = { route, url, ...described, paramSources: [] }
-    if (params !== undefined) {
-      this.assertRefsKnown(params, `${route} svc.params`)
-      installParams(routeOptions, method, params, route)
-      command.svcParams = params
-      command.paramSources = [{ where: `${route} svc.params`, schema: params, path: false }]
+    const command = readSvcOption(svc, method, url)
+    if (command.svcParams !== undefined) {
+      this.assertRefsKnown(command.svcParams, `${command.route} svc.params`)
+      installParams(routeOptions, method, command.svcParams, command.route)
+      command.paramSources.push({ where: `${command.route} svc.params`, schema: command.svcParams, path: false })
     } else {
-      command.paramSources = routeParamSources(routeOptions, route)
+      addRouteParamSources(command, routeOptions)
     }
-    command.returns = returns !== undefined
-      ? { where: `${route} svc.returns`, schema: returns }
-      : responseSchema(routeOptions, route)
+    command.returns ??= responseSchema(routeOptions, command.route)
     this.commands.push(command)
-    this.remember(svc as object, method, url, command)
+    this.remember(svc as object, command)
     this.onCommandRoute(routeOptions, command)
   }
 
@@ -98,17 +96,19 @@ export class RouteCollector {
   /** The command this route repeats: the auto HEAD route of a GET, or the second URL of a prefixed `'/'`. */
   private twinOf (svc: unknown, method: string, url: string): CommandSource | undefined {
     if (!isPlainObject(svc)) return undefined
-    for (const earlier of this.seen.get(svc) ?? []) {
-      const sameMethod = earlier.method === method || (method === 'HEAD' && earlier.method === 'GET')
-      if (sameMethod && withoutTrailingSlash(earlier.url) === withoutTrailingSlash(url)) return earlier.command
+    const earlier = this.seen.get(svc)
+    if (earlier === undefined) return undefined
+    for (const command of earlier) {
+      const sameMethod = command.method === method || (method === 'HEAD' && command.method === 'GET')
+      if (sameMethod && withoutTrailingSlash(command.url) === withoutTrailingSlash(url)) return command
     }
     return undefined
   }
 
-  private remember (svc: object, method: string, url: string, command: CommandSource): void {
-    const list = this.seen.get(svc) ?? []
-    list.push({ method, url, command })
-    this.seen.set(svc, list)
+  private remember (svc: object, command: CommandSource): void {
+    const earlier = this.seen.get(svc)
+    if (earlier === undefined) this.seen.set(svc, [command])
+    else earlier.push(command)
   }
 
   /**
@@ -148,32 +148,28 @@ function singleMethod (routeOptions: RouteOptions): string {
   return named[0] ?? 'HEAD'
 }
 
-interface ReadRouteOptions extends Omit<CommandSource, 'route' | 'url' | 'paramSources' | 'returns'> {
-  params?: Schema
-  returns?: Schema
-}
-
-/** Checks the `svc` option and copies what the manifest needs of it. */
-function readRouteOptions (svc: unknown, route: string): ReadRouteOptions {
+/** Checks the `svc` option and copies what the manifest needs of it into a new command. */
+function readSvcOption (svc: unknown, method: string, url: string): CommandSource {
+  const route = `${method} ${url}`
   if (!isPlainObject(svc)) invalid(route, 'svc', 'an object { description, ... }', svc)
   for (const key of Object.keys(svc)) {
     if (!SVC_KEYS.has(key)) invalid(route, `svc.${key}`, `absent: svc takes ${[...SVC_KEYS].join(', ')}`, svc[key])
   }
   assertDescription(svc.description, `route ${route} (svc.description)`)
-  const options: ReadRouteOptions = { description: svc.description }
+  const command: CommandSource = { route, method, url, description: svc.description, paramSources: [] }
   if (svc.name !== undefined) {
     assertName('command', svc.name, `route ${route}, svc.name`)
-    options.name = svc.name
+    command.name = svc.name
   }
-  if (svc.params !== undefined) options.params = objectSchema(svc.params, route, 'svc.params')
-  if (svc.returns !== undefined) options.returns = schemaObject(svc.returns, route, 'svc.returns')
-  if (svc.tags !== undefined) options.tags = readTags(svc.tags, route)
-  if (svc.hints !== undefined) options.hints = readHints(svc.hints, route)
+  if (svc.params !== undefined) command.svcParams = objectSchema(svc.params, route, 'svc.params')
+  if (svc.returns !== undefined) command.returns = { where: `${route} svc.returns`, schema: schemaObject(svc.returns, route, 'svc.returns') }
+  if (svc.tags !== undefined) command.tags = readTags(svc.tags, route)
+  if (svc.hints !== undefined) command.hints = readHints(svc.hints, route)
   if (svc.auth !== undefined) {
     if (svc.auth !== 'required') invalid(route, 'svc.auth', '"required" (or left out)', svc.auth)
-    options.auth = 'required'
+    command.auth = 'required'
   }
-  return options
+  return command
 }
 
 function invalid (route: string, field: string, expected: string, actual: unknown): never {
@@ -194,19 +190,21 @@ function objectSchema (value: unknown, route: string, field: string): Schema {
 }
 
 function readTags (tags: unknown, route: string): string[] {
-  if (!Array.isArray(tags) || !tags.every((tag) => typeof tag === 'string' && tag.trim() !== '')) {
-    invalid(route, 'svc.tags', 'an array of non-empty strings', tags)
+  if (!Array.isArray(tags)) invalid(route, 'svc.tags', 'an array of non-empty strings', tags)
+  for (const tag of tags) {
+    if (typeof tag !== 'string' || tag.trim() === '') invalid(route, 'svc.tags', 'an array of non-empty strings', tags)
   }
-  return [...tags]
+  return tags.slice()
 }
 
 function readHints (hints: unknown, route: string): SvcHints {
   if (!isPlainObject(hints)) invalid(route, 'svc.hints', 'an object { idempotent?, sideEffects? }', hints)
-  const read: SvcHints = {}
-  for (const [key, value] of Object.entries(hints)) {
-    if (key !== 'idempotent' && key !== 'sideEffects') invalid(route, `svc.hints.${key}`, 'absent: hints are idempotent and sideEffects', value)
-    if (typeof value !== 'boolean') invalid(route, `svc.hints.${key}`, 'a boolean', value)
+  for (const key of Object.keys(hints)) {
+    if (key !== 'idempotent' && key !== 'sideEffects') invalid(route, `svc.hints.${key}`, 'absent: hints are idempotent and sideEffects', hints[key])
+    if (typeof hints[key] !== 'boolean') invalid(route, `svc.hints.${key}`, 'a boolean', hints[key])
   }
+  // Written in this order whatever the order given: the manifest and its checksum rely on it.
+  const read: SvcHints = {}
   if (hints.idempotent !== undefined) read.idempotent = hints.idempotent as boolean
   if (hints.sideEffects !== undefined) read.sideEffects = hints.sideEffects as boolean
   return read
@@ -222,22 +220,26 @@ function installParams (routeOptions: RouteOptions, method: string, params: Sche
   routeOptions.schema = { ...schema, [place]: params }
 }
 
-function routeParamSources (routeOptions: RouteOptions, route: string): ParamSource[] {
-  const schema = (routeOptions.schema ?? {}) as Record<string, unknown>
-  const sources: ParamSource[] = []
-  for (const place of ['params', 'querystring', 'body']) {
+function addRouteParamSources (command: CommandSource, routeOptions: RouteOptions): void {
+  const schema = routeOptions.schema as Record<string, unknown> | undefined
+  if (schema === undefined) return
+  for (const place of PARAM_PLACES) {
     if (schema[place] === undefined) continue
-    const where = `${route} schema.${place}`
-    sources.push({ where, schema: objectSchema(schema[place], route, `schema.${place}`), path: place === 'params' })
+    const where = `${command.route} schema.${place}`
+    command.paramSources.push({ where, schema: objectSchema(schema[place], command.route, `schema.${place}`), path: place === 'params' })
   }
-  return sources
 }
 
 /** The success response schema: `200`, `201` or `2xx`, the first found; a `content` map gives its JSON schema. */
 function responseSchema (routeOptions: RouteOptions, route: string): CommandSource['returns'] {
   const response = (routeOptions.schema as { response?: Record<string, unknown> } | undefined)?.response
   if (!isPlainObject(response)) return undefined
-  const code = RESPONSE_CODES.find((candidate) => response[candidate] !== undefined)
+  let code: string | undefined
+  for (const candidate of RESPONSE_CODES) {
+    if (response[candidate] === undefined) continue
+    code = candidate
+    break
+  }
   if (code === undefined) return undefined
   let schema = response[code] as Schema
   const content = schema.content as Record<string, { schema?: Schema }> | undefined

@@ -34,7 +34,12 @@ const REMOVED = '\u0000'
  * `-` or `.` that joined it to static text (`/report-:year` → `report`, `/:from-:to` → nothing).
  */
 export function deriveName (url: string): string {
-  return withoutParams(url).split('/').map(staticPart).filter((part) => part !== '').join('.')
+  const parts: string[] = []
+  for (const segment of withoutParams(url).split('/')) {
+    const part = staticPart(segment)
+    if (part !== '') parts.push(part)
+  }
+  return parts.join('.')
 }
 
 /** The URL with each parameter (`:name`, `:name(regexp)`) and wildcard replaced by one marker. `::` is a literal `:`. */
@@ -71,6 +76,7 @@ function endOfParam (url: string, start: number): number {
 
 /** A segment's static text; around a removed parameter, the `-` and `.` separators go too. */
 function staticPart (segment: string): string {
+  if (segment === REMOVED) return ''
   if (!segment.includes(REMOVED)) return segment
   return segment.split(REMOVED).map((piece) => piece.replace(/^[-.]+|[-.]+$/g, '')).filter((piece) => piece !== '').join('-')
 }
