@@ -11,69 +11,71 @@ const LONE_SURROGATE = 'has a lone surrogate'
  * The RFC 8785 canonical JSON of the commands that `buildManifest` made, as `checksumOf` would write it.
  * Their shape is known, so each object is rebuilt with its keys in code-unit order directly instead of
  * being found by a generic traversal: only param defaults, which may be any JSON, take that path.
- * A param name JavaScript cannot keep in that order (an array index, `"10"`) sends every command through
- * `canonicalJson`. A value RFC 8785 forbids (NaN, Infinity, a lone surrogate) is refused, naming the field.
+ *
+ * Two outcomes besides the JSON: a value RFC 8785 forbids (NaN, Infinity, a lone surrogate) throws
+ * FST_SVC_INVALID_JSON_VALUE naming the command and field; a key JavaScript cannot keep in code-unit order
+ * (an array index such as `"10"`, in a param name or a default) sends all commands through `canonicalJson`,
+ * once every value has been checked.
  */
 export function canonicalCommandsJson (commands: Commands): string {
+  const writer = new CanonicalWriter()
   const canonical: Canonical = {}
-  for (const name of Object.keys(commands)) {
-    const command = canonicalCommand(commands[name], name)
-    if (command === UNORDERABLE) return canonicalJson(commands)
-    canonical[name] = command
-  }
-  return JSON.stringify(canonical)
+  // Command names are dotted names (lib/names.ts): never array indexes, always well-formed.
+  for (const name of Object.keys(commands)) canonical[name] = writer.command(commands[name], name)
+  return writer.orderable ? JSON.stringify(canonical) : canonicalJson(commands)
 }
 
-function canonicalCommand (command: ManifestCommand, name: string): Canonical | typeof UNORDERABLE {
-  const canonical: Canonical = {}
-  if (command.auth !== undefined) canonical.auth = command.auth
-  canonical.description = wellFormed(command.description, name, 'description')
-  // Hints are built as { idempotent?, sideEffects? }: already in order.
-  if (command.hints !== undefined) canonical.hints = command.hints
-  if (command.params !== undefined) {
-    const params = canonicalParams(command.params, name)
-    if (params === UNORDERABLE) return UNORDERABLE
-    canonical.params = params
-  }
-  if (command.returns !== undefined) canonical.returns = canonicalTypeRef(command.returns, name)
-  if (command.tags !== undefined) {
-    for (const tag of command.tags) wellFormed(tag, name, 'tags')
-    canonical.tags = command.tags
-  }
-  return canonical
-}
+class CanonicalWriter {
+  /** False once some key cannot be inserted in code-unit order; the rest is still checked. */
+  orderable = true
 
-/** Params arrive sorted by name, so inserting them in turn keeps that order. */
-function canonicalParams (params: Record<string, ManifestParam>, command: string): Canonical | typeof UNORDERABLE {
-  const canonical: Canonical = {}
-  for (const name of Object.keys(params)) {
-    if (isArrayIndex(name)) return UNORDERABLE
-    wellFormed(name, command, 'a param name')
-    const param = canonicalParam(params[name], command, name)
-    if (param === UNORDERABLE) return UNORDERABLE
-    canonical[name] = param
-  }
-  return canonical
-}
-
-function canonicalParam (param: ManifestParam, command: string, name: string): Canonical | typeof UNORDERABLE {
-  const canonical: Canonical = {}
-  if (param.default !== undefined) {
-    const value = inCanonicalOrder(param.default)
-    if (value === UNORDERABLE) {
-      refuseForbidden(param.default, command, `${paramField(name)} default`)
-      return UNORDERABLE
+  command (command: ManifestCommand, name: string): Canonical {
+    const canonical: Canonical = {}
+    if (command.auth !== undefined) canonical.auth = command.auth
+    canonical.description = wellFormed(command.description, name, 'description')
+    // readHints (lib/collect.ts) builds hints as { idempotent?, sideEffects? }: already in order.
+    if (command.hints !== undefined) canonical.hints = command.hints
+    if (command.params !== undefined) canonical.params = this.params(command.params, name)
+    if (command.returns !== undefined) canonical.returns = canonicalTypeRef(command.returns, name)
+    if (command.tags !== undefined) {
+      for (const tag of command.tags) wellFormed(tag, name, 'tags')
+      canonical.tags = command.tags
     }
-    canonical.default = value
+    return canonical
   }
-  if (param.description !== undefined) {
-    // Checked here rather than by wellFormed(), so that the usual case builds no field name.
-    if (!param.description.isWellFormed()) throw notJson(command, `${paramField(name)} description`, LONE_SURROGATE)
-    canonical.description = param.description
+
+  /** Params are built sorted by name, so inserting them in turn keeps that order. */
+  private params (params: Record<string, ManifestParam>, command: string): Canonical {
+    const canonical: Canonical = {}
+    let previous: string | undefined
+    for (const name of Object.keys(params)) {
+      wellFormed(name, command, 'a param name')
+      if (isArrayIndex(name) || (previous !== undefined && previous > name)) this.orderable = false
+      canonical[name] = this.param(params[name], command, name)
+      previous = name
+    }
+    return canonical
   }
-  canonical.required = param.required
-  canonical.type = param.type
-  return canonical
+
+  private param (param: ManifestParam, command: string, name: string): Canonical {
+    const canonical: Canonical = {}
+    if (param.default !== undefined) {
+      const value = inCanonicalOrder(param.default)
+      if (value === UNORDERABLE) {
+        refuseForbidden(param.default, command, `${paramField(name)} default`)
+        this.orderable = false
+      }
+      canonical.default = value
+    }
+    if (param.description !== undefined) {
+      // Checked here rather than by wellFormed(), so that the usual case builds no field name.
+      if (!param.description.isWellFormed()) throw notJson(command, `${paramField(name)} description`, LONE_SURROGATE)
+      canonical.description = param.description
+    }
+    canonical.required = param.required
+    canonical.type = param.type
+    return canonical
+  }
 }
 
 function canonicalTypeRef (ref: ManifestTypeRef, command: string): ManifestTypeRef {

@@ -15,8 +15,9 @@ export function sha256Hex (text: string): string {
 }
 
 /**
- * Returned by `inCanonicalOrder` for what the fast path does not handle: a key that no JavaScript object
- * can put in JCS order, or a value JCS forbids (NaN, Infinity, a lone surrogate), which `canonicalize` refuses.
+ * Returned by `inCanonicalOrder` when a value must go through `canonicalize` instead: it holds a key that no
+ * JavaScript object can put in JCS order, or a value JCS forbids (NaN, Infinity, a lone surrogate), which
+ * `canonicalize` refuses. lib/canonical-commands.ts tells the two apart for its error message.
  */
 export const UNORDERABLE = Symbol('unorderable')
 

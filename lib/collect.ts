@@ -221,8 +221,7 @@ function installParams (routeOptions: RouteOptions, method: string, params: Sche
 }
 
 function addRouteParamSources (command: CommandSource, routeOptions: RouteOptions): void {
-  const schema = routeOptions.schema as Record<string, unknown> | undefined
-  if (schema === undefined) return
+  const schema = (routeOptions.schema ?? {}) as Record<string, unknown>
   for (const place of PARAM_PLACES) {
     if (schema[place] === undefined) continue
     const where = `${command.route} schema.${place}`

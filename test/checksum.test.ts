@@ -114,3 +114,12 @@ t.test('a command value RFC 8785 cannot encode stops the start, naming the comma
     t.equal(response.json().code, 'FST_SVC_NOT_READY', `${label}: nothing is served`)
   }
 })
+
+t.test('a forbidden value is named even when an index-like param name sends the checksum down the generic path', async (t) => {
+  const fastify = Fastify()
+  fastify.setValidatorCompiler(() => () => true)
+  await fastify.register(svcManifest, requiredOptions)
+  fastify.post('/a', { svc: { description: 'A', params: Type.Object({ 0: Type.String() }) } }, async () => ({}))
+  fastify.post('/b', { svc: { description: 'B', tags: ['\ud800'] } }, async () => ({}))
+  await t.rejects(Promise.resolve(fastify.ready()), { code: 'FST_SVC_INVALID_JSON_VALUE', message: /command "b" tags has a lone surrogate/ })
+})
