@@ -1,12 +1,15 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
-import { BearerAuth, CREDENTIAL_PROPERTY } from './auth.js'
-import { buildManifest } from './build.js'
-import { RouteCollector } from './collect.js'
-import { readOptions } from './options.js'
-import { Registry } from './registry.js'
-import { manifestHandler, prepareResponse, type PreparedResponse } from './serve.js'
-import type { SvcManifestOptions, SvcRegistry, SvcRouteOptions } from './types.js'
+import { buildManifest } from './build/manifest.js'
+import { Catalog } from './catalog.js'
+import { RouteCollector } from './collect/collector.js'
+import { Declarations } from './collect/declarations.js'
+import type { SvcRouteOptions } from './collect/svc-option.js'
+import { FST_SVC_NOT_READY } from './errors.js'
+import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
+import { manifestHandler, prepareResponse, type PreparedResponse } from './http/manifest.js'
+import type { Manifest } from './manifest/types.js'
+import { readOptions, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -23,35 +26,58 @@ declare module 'fastify' {
   }
 }
 
+/** The `app.svc` decorator. */
+export interface SvcRegistry {
+  /** Registers a reusable type. Before `ready()` only. */
+  type (name: string, schema: JsonSchema): void
+  /** Registers an event. Before `ready()` only. */
+  event (name: string, options: SvcEventOptions): void
+  /** Registers a live channel (layout `0.5.0`). Before `ready()` only. */
+  channel (name: string, options: SvcChannelOptions): void
+  /** The generated manifest, frozen. Throws before `ready()`. */
+  readonly manifest: Readonly<Manifest>
+  /** The manifest's checksum (also its ETag). Throws before `ready()`. */
+  readonly checksum: string
+}
+
 const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) => {
   const config = readOptions(options)
-  const registry = new Registry(config.layout, (name, schema) => shareTypeSchema(fastify, name, schema))
-  registerDeclared(registry, options)
-
+  const declarations = new Declarations(config, (name, schema) => shareTypeSchema(fastify, name, schema))
   const auth = new BearerAuth(config)
-  const collector = new RouteCollector(registry, (routeOptions, command) => auth.attach(routeOptions, command))
-  fastify.addHook('onRoute', collector.onRoute)
-  fastify.decorate('svc', registry.api())
-  fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
-
+  const collector = new RouteCollector(declarations, (routeOptions, command) => auth.attach(routeOptions, command))
+  let catalog: Catalog | undefined
   let prepared: PreparedResponse | undefined
+
+  fastify.addHook('onRoute', collector.onRoute)
+  fastify.decorate('svc', svcRegistry(declarations, () => catalog))
+  fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
   // HEAD is part of the contract even when the app turned automatic HEAD routes off.
   fastify.get(config.path, { ...config.routeLog, exposeHeadRoute: true }, manifestHandler(() => prepared))
 
   fastify.addHook('onReady', async function buildOnReady () {
     if (collector.errors.length > 0) throw collector.errors[0]
     auth.resolve(fastify)
-    const manifest = buildManifest(config, registry, collector.commands)
+    const { manifest, routes } = buildManifest(config, declarations, collector.commands)
     prepared = prepareResponse(manifest, config.maxAge)
-    registry.seal(prepared)
+    catalog = new Catalog(prepared.body, prepared.checksum, routes)
+    declarations.close()
     collector.release()
   })
 }
 
-function registerDeclared (registry: Registry, options: SvcManifestOptions): void {
-  for (const [name, schema] of Object.entries(options.types ?? {})) registry.addType(name, schema)
-  for (const [name, event] of Object.entries(options.events ?? {})) registry.addEvent(name, event)
-  for (const [name, channel] of Object.entries(options.channels ?? {})) registry.addChannel(name, channel)
+function svcRegistry (declarations: Declarations, current: () => Catalog | undefined): SvcRegistry {
+  const ready = (): Catalog => {
+    const catalog = current()
+    if (catalog === undefined) throw new FST_SVC_NOT_READY('app.svc.manifest and app.svc.checksum are available after `await app.ready()`.')
+    return catalog
+  }
+  return {
+    type: (name, schema) => declarations.addType(name, schema),
+    event: (name, options) => declarations.addEvent(name, options),
+    channel: (name, options) => declarations.addChannel(name, options),
+    get manifest () { return ready().manifest },
+    get checksum () { return ready().checksum }
+  }
 }
 
 /**
@@ -66,8 +92,11 @@ function shareTypeSchema (fastify: FastifyInstance, name: string, schema: object
 export const svcManifest = fp(plugin, { fastify: '5.x', name: 'fastify-svc-manifest' })
 export default svcManifest
 
-export { checksumOf } from './checksum.js'
+export { checksumOf } from './manifest/canonical.js'
 export * from './errors.js'
-export * from './manifest-schema.js'
-export { matchesChecksum } from './serve.js'
-export type * from './types.js'
+export type { SvcHints, SvcRouteOptions } from './collect/svc-option.js'
+export type {
+  Manifest, ManifestAuth, ManifestChannel, ManifestCommand, ManifestEvent, ManifestHints, ManifestParam, ManifestType,
+  ManifestTypeRef, ManifestV05, ManifestV1, SvcLayout
+} from './manifest/types.js'
+export type { JsonSchema, SvcAuthOptions, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcVerify } from './options.js'

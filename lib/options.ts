@@ -1,9 +1,56 @@
-import type { RouteShorthandOptions } from 'fastify'
+import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD } from './errors.js'
-import type { SvcAuthOptions, SvcLayout, SvcManifestOptions } from './types.js'
+import type { SvcLayout } from './manifest/types.js'
 
-export const DEFAULT_PATH = '/.well-known/svc.json'
-export const DEFAULT_MAX_AGE = 300
+/** Any JSON Schema object: TypeBox 0.34 (`@sinclair/typebox`), TypeBox 1.x (`typebox`) or hand-written. */
+export type JsonSchema = object
+
+/** Turns a bearer token into a credential; a falsy result or a throw refuses the request. */
+export type SvcVerify = (token: string, request: FastifyRequest) => unknown
+
+export interface SvcAuthOptions {
+  /** The only scheme the spec shows. */
+  type: 'bearer'
+  /** Human-readable description of the credential, served in the manifest. */
+  description: string
+  /** Verifies a token. Without it, `request.jwtVerify()` of `@fastify/jwt` is used when registered. */
+  verify?: SvcVerify
+}
+
+export interface SvcEventOptions {
+  description: string
+  /** Object schema of the payload; each property becomes a `data` field. */
+  data?: JsonSchema
+}
+
+export interface SvcChannelOptions {
+  description: string
+}
+
+export interface SvcManifestOptions {
+  /** Manifest layout. Default `'1.0'`. */
+  svc?: SvcLayout
+  name: string
+  description: string
+  /** The service's own API version. */
+  version: string
+  /** Absolute http(s) URL of the service. */
+  baseUrl: string
+  /** Longer context for agents; layout `0.5.0` only. */
+  about?: string
+  auth?: SvcAuthOptions
+  types?: Record<string, JsonSchema>
+  events?: Record<string, SvcEventOptions>
+  /** Live channels; layout `0.5.0` only. */
+  channels?: Record<string, SvcChannelOptions>
+  /** Where the manifest is served. Default `'/.well-known/svc.json'`. */
+  path?: string
+  /** `Cache-Control: public, max-age=<maxAge>` in seconds. Default 300. */
+  maxAge?: number
+}
+
+const DEFAULT_PATH = '/.well-known/svc.json'
+const DEFAULT_MAX_AGE = 300
 
 /** The plugin options, checked and with defaults applied. */
 export interface Config {
@@ -18,6 +65,10 @@ export interface Config {
   maxAge: number
   /** Fastify's `logLevel` and `logSerializers` register options, applied to the manifest route. */
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
+  /** The declarations given as options, registered before any `app.svc.type/event/channel` call. */
+  types: Record<string, unknown>
+  events: Record<string, unknown>
+  channels: Record<string, unknown>
 }
 
 const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge']
@@ -45,16 +96,22 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     baseUrl: readBaseUrl(options.baseUrl),
     path: readPath(options.path),
     maxAge: readMaxAge(options.maxAge),
-    routeLog: readRouteLog(options as Record<string, unknown>)
+    routeLog: readRouteLog(options as Record<string, unknown>),
+    types: readDeclarations(options.types, 'types'),
+    events: readDeclarations(options.events, 'events'),
+    channels: readDeclarations(options.channels, 'channels')
   }
   if (options.about !== undefined) config.about = readAbout(options.about, layout)
   if (options.auth !== undefined) config.auth = readAuth(options.auth)
   if (options.channels !== undefined && layout !== '0.5.0') throw layoutOnly('channels')
-  for (const key of ['types', 'events', 'channels'] as const) {
-    const value = options[key]
-    if (value !== undefined && !isPlainObject(value)) fail(key, 'an object that maps names to definitions', value)
-  }
   return config
+}
+
+/** A copy of a `types`, `events` or `channels` map; each entry is checked when it is registered. */
+function readDeclarations (value: unknown, key: string): Record<string, unknown> {
+  if (value === undefined) return {}
+  if (!isPlainObject(value)) fail(key, 'an object that maps names to definitions', value)
+  return { ...value }
 }
 
 function fail (option: string, expected: string, actual: unknown): never {

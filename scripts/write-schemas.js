@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { manifestJsonSchema, manifestSchemas } from '../dist/manifest-schema.js'
+import { manifestJsonSchema, manifestSchemas } from '../dist/schema.js'
 
 const DEFAULT_DIR = fileURLToPath(new URL('../docs/schema/', import.meta.url))
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { FastifyInstance } from 'fastify'
-import type { Manifest } from '../types.js'
+import type { Manifest } from '../manifest/types.js'
 import { CliError } from './output.js'
 
 /**

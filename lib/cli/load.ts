@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { createManifestClient } from '../client/client.js'
 import type { ManifestClientError } from '../client/errors.js'
 import { verifyManifest } from '../client/verify.js'
-import type { Manifest } from '../types.js'
+import type { Manifest } from '../manifest/types.js'
 import { CliError, EXIT_FAILED } from './output.js'
 
 /** A manifest source: an http(s) URL, or anything else as a file path. */

@@ -1,4 +1,4 @@
-import type { Manifest } from '../types.js'
+import type { Manifest } from '../manifest/types.js'
 import { freshnessLifetime } from './cache-control.js'
 import type { ManifestDiff } from './changes.js'
 import { diffManifests } from './diff.js'

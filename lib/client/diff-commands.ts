@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { ManifestCommand, ManifestParam, ManifestTypeRef, SvcHints } from '../types.js'
+import type { ManifestCommand, ManifestParam, ManifestTypeRef, ManifestHints } from '../manifest/types.js'
 import { diffEntries, eachName, show, type ChangeLog } from './changes.js'
 
 export function diffCommands (log: ChangeLog, before: Record<string, ManifestCommand>, after: Record<string, ManifestCommand>): void {
@@ -58,7 +58,7 @@ function diffAuth (log: ChangeLog, command: string, old?: string, now?: string):
  * Hints are promises to the client: `idempotent: true` and `sideEffects: false`. Withdrawing one (by
  * changing or dropping it) breaks; anything else does not.
  */
-function diffHints (log: ChangeLog, command: string, old: SvcHints = {}, now: SvcHints = {}): void {
+function diffHints (log: ChangeLog, command: string, old: ManifestHints = {}, now: ManifestHints = {}): void {
   if (isDeepStrictEqual(old, now)) return
   const withdrawn: string[] = []
   if (old.idempotent === true && now.idempotent !== true) withdrawn.push('no longer idempotent')

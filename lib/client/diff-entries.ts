@@ -1,4 +1,4 @@
-import type { ManifestChannel, ManifestEvent, ManifestType, ManifestTypeRef } from '../types.js'
+import type { ManifestChannel, ManifestEvent, ManifestType, ManifestTypeRef } from '../manifest/types.js'
 import { diffEntries, eachName, type ChangeLog } from './changes.js'
 
 type Fields = Record<string, ManifestTypeRef>

@@ -1,4 +1,4 @@
-import type { Manifest } from '../types.js'
+import type { Manifest } from '../manifest/types.js'
 import { ChangeLog, show, type ChangeKind, type ManifestDiff } from './changes.js'
 import { diffCommands } from './diff-commands.js'
 import { diffChannels, diffEvents, diffTypes } from './diff-entries.js'

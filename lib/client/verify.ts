@@ -1,8 +1,8 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TSchema } from '@sinclair/typebox'
-import { checksumOf } from '../checksum.js'
-import { manifestSchemas } from '../manifest-schema.js'
-import type { Manifest } from '../types.js'
+import { checksumOf } from '../manifest/canonical.js'
+import { manifestSchemas } from '../manifest/schema.js'
+import type { Manifest } from '../manifest/types.js'
 
 export interface VerifyResult {
   /** True when the manifest matches the schema of its layout and its checksum matches its commands. */

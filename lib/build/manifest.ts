@@ -1,0 +1,141 @@
+import type { CatalogCommand } from '../catalog.js'
+import type { Declarations } from '../collect/declarations.js'
+import type { CommandSource, ParamPlace, ParamSource } from '../collect/sources.js'
+import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECLARED_TWICE } from '../errors.js'
+import { canonicalJson, sha256Hex } from '../manifest/canonical.js'
+import { isDottedName } from '../manifest/names.js'
+import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType } from '../manifest/types.js'
+import type { Config } from '../options.js'
+import { deriveName } from './derive-name.js'
+import { assertJsonValues } from './json-values.js'
+import { fieldsOf, ownTypeNameOf, paramOf, paramsOf, propertiesOf, typeRefOf, type Schema } from './type-map.js'
+
+export interface BuiltManifest {
+  manifest: Manifest
+  /** Each command's route and param places, for the catalog. */
+  routes: CatalogCommand[]
+}
+
+/**
+ * Builds the manifest from the options, the declarations and the collected routes. Every map is sorted by
+ * name, so two instances with the same configuration produce the same bytes (but `updatedAt`).
+ */
+export function buildManifest (config: Config, registry: Declarations, sources: CommandSource[], now = new Date()): BuiltManifest {
+  const named = namedSources(sources)
+  const commands = sortedMap(named, (source) => buildCommand(source, registry))
+  assertJsonValues(commands)
+  const manifest: Manifest = {
+    svc: config.layout,
+    name: config.name,
+    description: config.description,
+    ...(config.about !== undefined && { about: config.about }),
+    version: config.version,
+    baseUrl: config.baseUrl,
+    ...(config.auth !== undefined && { auth: { type: config.auth.type, description: config.auth.description } }),
+    commands,
+    events: buildEvents(registry),
+    ...(config.layout === '0.5.0' && { channels: sortedMap(registry.channels, (channel) => ({ description: channel.description })) }),
+    types: buildTypes(registry),
+    checksum: sha256Hex(canonicalJson(commands)),
+    updatedAt: now.toISOString()
+  }
+  return { manifest, routes: [...named].map(([name, source]) => catalogCommand(name, source)) }
+}
+
+function namedSources (sources: CommandSource[]): Map<string, CommandSource> {
+  const byName = new Map<string, CommandSource>()
+  for (const source of sources) {
+    const name = commandName(source)
+    const other = byName.get(name)
+    if (other !== undefined) {
+      throw new FST_SVC_DUPLICATE_NAME(`routes ${other.route} and ${source.route} are both command "${name}". Set svc.name on one of them.`)
+    }
+    byName.set(name, source)
+  }
+  return byName
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
+
+function catalogCommand (name: string, source: CommandSource): CatalogCommand {
+  const places: Record<string, ParamPlace> = Object.create(null)
+  for (const { schema, place } of source.paramSources) {
+    for (const param of Object.keys(propertiesOf(schema) as Schema)) places[param] = place
+  }
+  return {
+    name,
+    method: source.method,
+    url: source.url,
+    places,
+    extraPlace: BODY_METHODS.has(source.method) ? 'body' : 'query',
+    auth: source.auth === 'required',
+    paramSchemas: source.paramSources.map(({ schema, place }) => ({ schema, place }))
+  }
+}
+
+function commandName (source: CommandSource): string {
+  if (source.name !== undefined) return source.name
+  const derived = deriveName(source.url)
+  if (isDottedName(derived)) return derived
+  throw new FST_SVC_NAME_NOT_DERIVABLE(`route ${source.route} gives ${derived === '' ? 'no name' : `"${derived}", not a valid name`}. Set svc.name, for example svc: { name: 'cart.get', ... }.`)
+}
+
+function buildCommand (source: CommandSource, registry: Declarations): ManifestCommand {
+  const command: ManifestCommand = { description: source.description }
+  const params = buildParams(source, registry)
+  if (params !== undefined) command.params = params
+  if (source.returns !== undefined) command.returns = typeRefOf(source.returns.schema, registry, source.returns.where)
+  if (source.tags !== undefined) command.tags = source.tags
+  if (source.hints !== undefined) command.hints = source.hints
+  if (source.auth !== undefined) command.auth = source.auth
+  return command
+}
+
+function buildParams (source: CommandSource, registry: Declarations): Record<string, ManifestParam> | undefined {
+  const sources = source.paramSources
+  if (sources.length === 0) return undefined
+  // One schema gives its params already sorted.
+  if (sources.length === 1) return paramsOf(sources[0].schema, registry, sources[0].where, sources[0].place === 'path')
+  const origin = new Map<string, ParamSource>()
+  for (const paramSource of sources) {
+    for (const name of Object.keys(propertiesOf(paramSource.schema) as Schema)) {
+      const first = origin.get(name)
+      if (first !== undefined) {
+        throw new FST_SVC_PARAMS_DECLARED_TWICE(`param "${name}" is in ${first.where} and in ${paramSource.where}. Rename one of them, or declare the params once in svc.params.`)
+      }
+      origin.set(name, paramSource)
+    }
+  }
+  const params: Record<string, ManifestParam> = {}
+  // The default sort compares UTF-16 code units, as RFC 8785 does.
+  for (const name of [...origin.keys()].sort()) {
+    const { schema, where, place } = origin.get(name) as ParamSource
+    params[name] = paramOf(schema, name, registry, where, place === 'path')
+  }
+  return params
+}
+
+function buildEvents (registry: Declarations): Record<string, ManifestEvent> {
+  return sortedMap(registry.events, (event, name) => {
+    const built: ManifestEvent = { description: event.description }
+    if (event.data !== undefined) built.data = fieldsOf(event.data, registry, `event "${name}" data`)
+    return built
+  })
+}
+
+function buildTypes (registry: Declarations): Record<string, ManifestType> {
+  return sortedMap(registry.types, (schema, name) => {
+    const where = `type "${name}"`
+    const built: ManifestType = { type: ownTypeNameOf(schema, registry, where) }
+    if (typeof schema.description === 'string') built.description = schema.description
+    if (built.type === 'object' && propertiesOf(schema) !== undefined) built.properties = fieldsOf(schema, registry, where)
+    return built
+  })
+}
+
+function sortedMap<V, R> (entries: Map<string, V>, build: (value: V, name: string) => R): Record<string, R> {
+  const out: Record<string, R> = {}
+  // The default sort compares UTF-16 code units, as RFC 8785 does, so served and canonical key orders agree.
+  for (const name of [...entries.keys()].sort()) out[name] = build(entries.get(name) as V, name)
+  return out
+}

@@ -1,0 +1,106 @@
+import type { RouteOptions } from 'fastify'
+import { FST_SVC_MULTI_METHOD, FST_SVC_UNKNOWN_REF } from '../errors.js'
+import { isPlainObject } from '../options.js'
+import { refName, type TypeNames } from '../build/type-map.js'
+import { addRouteParamSources, installParams, refsIn, responseSchema, svcParamsPlace } from './route-schemas.js'
+import type { CommandSource } from './sources.js'
+import { readSvcOption } from './svc-option.js'
+
+/** Called for every route of a command, its HEAD twin and its prefixed twin included (auth hooks attach here). */
+export type CommandRouteListener = (routeOptions: RouteOptions, command: CommandSource) => void
+
+/**
+ * The `onRoute` hook: turns routes with a `svc` option into command sources. Problems are recorded and
+ * raised from `onReady`, so that `ready()` rejects with the first of them and nothing is served.
+ */
+export class RouteCollector {
+  readonly commands: CommandSource[] = []
+  readonly errors: Error[] = []
+  /** The commands collected for each `svc` object, to recognise Fastify's HEAD and prefix twins. */
+  private readonly seen = new Map<object, CommandSource[]>()
+
+  constructor (private readonly types: TypeNames, private readonly onCommandRoute: CommandRouteListener) {}
+
+  readonly onRoute = (routeOptions: RouteOptions): void => {
+    const svc: unknown = (routeOptions as { svc?: unknown }).svc
+    if (svc === undefined) return
+    try {
+      this.collect(routeOptions, svc)
+    } catch (error) {
+      this.errors.push(error as Error)
+    }
+  }
+
+  private collect (routeOptions: RouteOptions, svc: unknown): void {
+    const method = singleMethod(routeOptions)
+    const url = routeOptions.url as string
+    const twinOf = this.twinOf(svc, method, url)
+    if (twinOf !== undefined) {
+      if (twinOf.svcParams !== undefined) installParams(routeOptions, method, twinOf.svcParams, twinOf.route)
+      this.onCommandRoute(routeOptions, twinOf)
+      return
+    }
+    const command = readSvcOption(svc, method, url)
+    if (command.svcParams !== undefined) {
+      this.assertRefsKnown(command.svcParams, `${command.route} svc.params`)
+      installParams(routeOptions, method, command.svcParams, command.route)
+      command.paramSources.push({ where: `${command.route} svc.params`, schema: command.svcParams, place: svcParamsPlace(method) })
+    } else {
+      addRouteParamSources(command, routeOptions)
+    }
+    command.returns ??= responseSchema(routeOptions, command.route)
+    this.commands.push(command)
+    this.remember(svc as object, command)
+    this.onCommandRoute(routeOptions, command)
+  }
+
+  /** Drops what was collected once the manifest is built: Fastify takes no routes after `ready()`. */
+  release (): void {
+    this.commands.length = 0
+    this.seen.clear()
+  }
+
+  /** The command this route repeats: the auto HEAD route of a GET, or the second URL of a prefixed `'/'`. */
+  private twinOf (svc: unknown, method: string, url: string): CommandSource | undefined {
+    if (!isPlainObject(svc)) return undefined
+    const earlier = this.seen.get(svc)
+    if (earlier === undefined) return undefined
+    for (const command of earlier) {
+      const sameMethod = command.method === method || (method === 'HEAD' && command.method === 'GET')
+      if (sameMethod && withoutTrailingSlash(command.url) === withoutTrailingSlash(url)) return command
+    }
+    return undefined
+  }
+
+  private remember (svc: object, command: CommandSource): void {
+    const earlier = this.seen.get(svc)
+    if (earlier === undefined) this.seen.set(svc, [command])
+    else earlier.push(command)
+  }
+
+  /**
+   * `svc.params` becomes the route's validation schema, so a `$ref` in it must resolve now: otherwise the
+   * validator compiler fails first, with an error that does not name the command.
+   */
+  private assertRefsKnown (schema: unknown, where: string): void {
+    for (const ref of refsIn(schema)) {
+      if (refName(ref, this.types) === undefined) {
+        throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${ref}", which is not a registered type. Register it with the "types" option (or app.svc.type() before this route).`)
+      }
+    }
+  }
+}
+
+function withoutTrailingSlash (url: string): string {
+  return url.length > 1 && url.endsWith('/') ? url.slice(0, -1) : url
+}
+
+function singleMethod (routeOptions: RouteOptions): string {
+  if (typeof routeOptions.method === 'string') return routeOptions.method
+  const methods = ([] as string[]).concat(routeOptions.method)
+  const named = methods.filter((method) => method !== 'HEAD')
+  if (named.length > 1) {
+    throw new FST_SVC_MULTI_METHOD(`route ${methods.join(',')} ${routeOptions.url} answers ${named.join(' and ')}. A command has one method: declare one route per method, each with its own svc.name.`)
+  }
+  return named[0] ?? 'HEAD'
+}

@@ -1,0 +1,31 @@
+import type { Schema } from '../build/type-map.js'
+import type { SvcHints } from './svc-option.js'
+
+/** Where a caller puts a param: in the URL path, the query string or the JSON body. */
+export type ParamPlace = 'path' | 'query' | 'body'
+
+/** Where a command's params come from: `svc.params`, or the route's own schemas in this order. */
+export interface ParamSource {
+  where: string
+  schema: Schema
+  /** Path params are always required: the URL carries them. */
+  place: ParamPlace
+}
+
+/** What the manifest needs of one tagged route, copied at `onRoute` time (Fastify mutates the options later). */
+export interface CommandSource {
+  /** `GET /carts/:id/items`, for error messages. */
+  route: string
+  method: string
+  url: string
+  /** The explicit `svc.name`, or undefined to derive it from the URL. */
+  name?: string
+  description: string
+  paramSources: ParamSource[]
+  /** `svc.params`, installed as the validation schema of the route and of its twins. */
+  svcParams?: Schema
+  returns?: { where: string, schema: Schema }
+  tags?: string[]
+  hints?: SvcHints
+  auth?: 'required'
+}

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto'
+import canonicalize from 'canonicalize'
+import type { ManifestCommand } from './types.js'
+
+/**
+ * The manifest checksum: lowercase hex SHA-256 of the RFC 8785 (JCS) canonical JSON of `commands`.
+ * Any client can recompute it from the served body. Plugin, client and CLI all compute it here.
+ */
+export function checksumOf (commands: Readonly<Record<string, ManifestCommand>>): string {
+  return sha256Hex(canonicalJson(commands))
+}
+
+export function sha256Hex (text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex')
+}
+
+/**
+ * Returned by `inCanonicalOrder` when a value must go through `canonicalize` instead: it holds a key that no
+ * JavaScript object can put in JCS order, or a value JCS forbids (NaN, Infinity, a lone surrogate), which
+ * `canonicalize` refuses.
+ */
+const UNORDERABLE = Symbol('unorderable')
+
+/**
+ * RFC 8785 canonical JSON. `JSON.stringify` already writes strings and numbers as JCS does, and writes
+ * keys in insertion order, so a value whose keys are inserted in code-unit order serialises canonically.
+ * Objects with array-index keys (`"10"`) cannot be ordered so, since JavaScript lists such keys first:
+ * those values, and values that are not I-JSON, go through the `canonicalize` package instead.
+ */
+export function canonicalJson (value: unknown): string {
+  const ordered = inCanonicalOrder(value)
+  // canonicalize() returns undefined only for undefined input, which the callers never pass.
+  return ordered === UNORDERABLE ? canonicalize(value) as string : JSON.stringify(ordered)
+}
+
+/**
+ * The value with every object's keys in code-unit order. Parts already in that order are reused as they
+ * are, so the usual manifest, whose maps are sorted, costs a copy of its commands and params only.
+ */
+function inCanonicalOrder (value: unknown): unknown {
+  if (typeof value === 'string') return value.isWellFormed() ? value : UNORDERABLE
+  if (typeof value === 'number') return Number.isFinite(value) ? value : UNORDERABLE
+  if (value === null || typeof value !== 'object') return value
+  return Array.isArray(value) ? arrayInOrder(value) : objectInOrder(value as Record<string, unknown>)
+}
+
+function arrayInOrder (array: unknown[]): unknown {
+  let copy: unknown[] | undefined
+  for (let index = 0; index < array.length; index++) {
+    const ordered = inCanonicalOrder(array[index])
+    if (ordered === UNORDERABLE) return UNORDERABLE
+    if (ordered !== array[index]) {
+      copy ??= array.slice()
+      copy[index] = ordered
+    }
+  }
+  return copy ?? array
+}
+
+function objectInOrder (object: Record<string, unknown>): unknown {
+  const keys = Object.keys(object)
+  let sorted = true
+  for (let index = 0; index < keys.length; index++) {
+    if (isArrayIndex(keys[index]) || !keys[index].isWellFormed()) return UNORDERABLE
+    if (index > 0 && keys[index - 1] > keys[index]) sorted = false
+  }
+  // The default sort compares UTF-16 code units, as RFC 8785 does.
+  if (!sorted) keys.sort()
+  let copy: Record<string, unknown> | undefined = sorted ? undefined : Object.create(null)
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index]
+    const ordered = inCanonicalOrder(object[key])
+    if (ordered === UNORDERABLE) return UNORDERABLE
+    if (copy === undefined && ordered !== object[key]) copy = copyOfFirst(object, keys, index)
+    if (copy !== undefined) copy[key] = ordered
+  }
+  return copy ?? object
+}
+
+/** Copies are null-prototype objects, so a key named `__proto__` stays a key. */
+function copyOfFirst (object: Record<string, unknown>, keys: string[], count: number): Record<string, unknown> {
+  const copy: Record<string, unknown> = Object.create(null)
+  for (let index = 0; index < count; index++) copy[keys[index]] = object[keys[index]]
+  return copy
+}
+
+/** Keys that JavaScript orders numerically before all others: "0" to "4294967294" without leading zeros. */
+function isArrayIndex (key: string): boolean {
+  const first = key.charCodeAt(0)
+  if (first < 48 || first > 57) return false
+  return /^(?:0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295
+}

@@ -1,0 +1,11 @@
+/** Commands, events and channels: dot-separated words, each starting with a letter. */
+export const DOTTED_NAME_PATTERN = '^[A-Za-z][A-Za-z0-9_-]*(\\.[A-Za-z][A-Za-z0-9_-]*)*$'
+/** Type names, and the names in `type` fields: a primitive or a registered type, both identifiers. */
+export const TYPE_NAME_PATTERN = '^[A-Za-z_$][A-Za-z0-9_$]*$'
+
+export const DOTTED_NAME = new RegExp(DOTTED_NAME_PATTERN)
+export const TYPE_NAME = new RegExp(TYPE_NAME_PATTERN)
+
+export function isDottedName (name: string): boolean {
+  return DOTTED_NAME.test(name)
+}

@@ -1,0 +1,334 @@
+import t from 'tap'
+import { checksumOf, diffManifests, type Change, type Manifest } from '../../lib/client/index.js'
+
+/** A layout 0.5.0 manifest with a bit of everything; each test changes a copy of it. */
+function base (): Manifest {
+  const commands: Manifest['commands'] = {
+    'cart.add': {
+      description: 'Add an item to the cart',
+      params: {
+        quantity: { type: 'number', required: false, default: 1 },
+        sku: { type: 'string', required: true, description: 'Product SKU' }
+      },
+      returns: { type: 'Cart' },
+      tags: ['cart', 'write'],
+      hints: { idempotent: false, sideEffects: true },
+      auth: 'required'
+    },
+    search: {
+      description: 'Search the catalogue',
+      params: { q: { type: 'string', required: true } },
+      returns: { type: 'array', description: 'Matching products' },
+      hints: { idempotent: true, sideEffects: false }
+    }
+  }
+  return {
+    svc: '0.5.0',
+    name: 'Shop',
+    description: 'Demo shop',
+    about: 'Friendly tone',
+    version: '2.3.0',
+    baseUrl: 'https://shop.example',
+    auth: { type: 'bearer', description: 'JWT bearer token' },
+    commands,
+    events: { 'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array' }, total: { type: 'number', description: 'In cents' } } } },
+    channels: { cart: { description: 'Real-time cart state' } },
+    types: { Cart: { type: 'object', description: 'A cart', properties: { items: { type: 'array' }, total: { type: 'number' } } } },
+    checksum: checksumOf(commands),
+    updatedAt: '2025-01-01T00:00:00.000Z'
+  }
+}
+
+/** The base manifest after `edit`, with its checksum recomputed as the plugin would. */
+function changed (edit: (m: any) => void): Manifest {
+  const manifest = structuredClone(base())
+  edit(manifest)
+  manifest.checksum = checksumOf(manifest.commands)
+  manifest.updatedAt = '2025-06-01T12:00:00.000Z'
+  return manifest
+}
+
+const kinds = (changes: Change[]) => changes.map((change) => `${change.kind} ${change.name}`)
+
+/** The diff of base → changed(edit), as `kind name` lines. */
+function diffOf (edit: (m: any) => void) {
+  const diff = diffManifests(base(), changed(edit))
+  return { breaking: kinds(diff.breaking), nonBreaking: kinds(diff.nonBreaking), diff }
+}
+
+t.test('the same manifest built again has no changes: checksum and updatedAt are not compared', async (t) => {
+  t.same(diffManifests(base(), changed(() => {})), { breaking: [], nonBreaking: [] })
+})
+
+t.test('command.removed breaks, command.added does not', async (t) => {
+  const { breaking, nonBreaking, diff } = diffOf((m) => {
+    delete m.commands.search
+    m.commands['cart.clear'] = { description: 'Empty the cart' }
+  })
+  t.same(breaking, ['command.removed search'])
+  t.same(nonBreaking, ['command.added cart.clear'])
+  t.same(diff.breaking[0], { kind: 'command.removed', name: 'search', message: 'command search was removed' })
+})
+
+t.test('param.added breaks only when required without a default', async (t) => {
+  const { breaking, nonBreaking, diff } = diffOf((m) => {
+    m.commands.search.params.limit = { type: 'number', required: false }
+    m.commands.search.params.page = { type: 'number', required: true, default: 1 }
+    m.commands.search.params.locale = { type: 'string', required: true }
+  })
+  t.same(breaking, ['param.added search(locale)'])
+  t.same(nonBreaking, ['param.added search(limit)', 'param.added search(page)'])
+  t.match(diff.breaking[0].message, 'required param locale was added')
+  t.match(diff.nonBreaking[0].message, 'optional param limit')
+  t.match(diff.nonBreaking[1].message, 'required param with a default page')
+})
+
+t.test('params appear on a command that had none', async (t) => {
+  const before = changed((m) => { delete m.commands.search.params })
+  const diff = diffManifests(before, base())
+  t.same(kinds(diff.breaking), ['param.added search(q)'])
+})
+
+t.test('a command that loses all its params: each is removed', async (t) => {
+  const { breaking } = diffOf((m) => { delete m.commands['cart.add'].params })
+  t.same(breaking, ['param.removed cart.add(quantity)', 'param.removed cart.add(sku)'])
+})
+
+t.test('param.removed and param.type-changed break', async (t) => {
+  const { breaking, nonBreaking } = diffOf((m) => {
+    delete m.commands['cart.add'].params.quantity
+    m.commands['cart.add'].params.sku.type = 'number'
+  })
+  t.same(breaking, ['param.removed cart.add(quantity)', 'param.type-changed cart.add(sku)'])
+  t.same(nonBreaking, [])
+})
+
+t.test('param.required-changed breaks from optional to required only', async (t) => {
+  const tightened = diffOf((m) => { m.commands['cart.add'].params.quantity.required = true })
+  t.same(tightened.breaking, ['param.required-changed cart.add(quantity)'])
+  t.match(tightened.diff.breaking[0].message, 'param quantity is now required')
+
+  const relaxed = diffOf((m) => { m.commands.search.params.q.required = false })
+  t.same(relaxed.breaking, [])
+  t.same(relaxed.nonBreaking, ['param.required-changed search(q)'])
+  t.match(relaxed.diff.nonBreaking[0].message, 'is now optional')
+})
+
+t.test('param.default-changed does not break: changed, added or removed', async (t) => {
+  const { breaking, nonBreaking, diff } = diffOf((m) => {
+    m.commands['cart.add'].params.quantity.default = 2
+    m.commands['cart.add'].params.sku.default = 'ABC'
+    delete m.commands.search.params.q.required
+    m.commands.search.params.q = { type: 'string', required: true, default: { deep: [1] } }
+  })
+  t.same(breaking, [])
+  t.same(nonBreaking, ['param.default-changed cart.add(quantity)', 'param.default-changed cart.add(sku)', 'param.default-changed search(q)'])
+  t.match(diff.nonBreaking[0].message, 'default changed from 1 to 2')
+  t.match(diff.nonBreaking[1].message, 'from none to "ABC"')
+})
+
+t.test('an equal default in another object is no change', async (t) => {
+  const before = changed((m) => { m.commands.search.params.q.default = { sort: ['price'] } })
+  const after = changed((m) => { m.commands.search.params.q.default = { sort: ['price'] } })
+  t.same(diffManifests(before, after), { breaking: [], nonBreaking: [] })
+})
+
+t.test('returns.changed breaks: another type, a new one, or none any more', async (t) => {
+  const { breaking, diff } = diffOf((m) => {
+    m.commands['cart.add'].returns = { type: 'object' }
+    delete m.commands.search.returns
+  })
+  t.same(breaking, ['returns.changed cart.add', 'returns.changed search'])
+  t.match(diff.breaking[0].message, 'returns object instead of Cart')
+  t.match(diff.breaking[1].message, 'returns nothing instead of array')
+  const added = diffManifests(changed((m) => { delete m.commands.search.returns }), base())
+  t.same(kinds(added.breaking), ['returns.changed search'])
+})
+
+t.test('auth.changed breaks when auth becomes required', async (t) => {
+  const { breaking, nonBreaking, diff } = diffOf((m) => {
+    delete m.commands['cart.add'].auth
+    m.commands.search.auth = 'required'
+  })
+  t.same(breaking, ['auth.changed search'])
+  t.same(nonBreaking, ['auth.changed cart.add'])
+  t.match(diff.breaking[0].message, 'command search now requires auth')
+  t.match(diff.nonBreaking[0].message, 'command cart.add no longer requires auth')
+})
+
+t.test('hints.changed breaks when a promise is withdrawn', async (t) => {
+  const notIdempotent = diffOf((m) => { m.commands.search.hints.idempotent = false })
+  t.same(notIdempotent.breaking, ['hints.changed search'])
+  t.match(notIdempotent.diff.breaking[0].message, 'no longer idempotent')
+
+  const sideEffects = diffOf((m) => { m.commands.search.hints.sideEffects = true })
+  t.same(sideEffects.breaking, ['hints.changed search'])
+  t.match(sideEffects.diff.breaking[0].message, 'may now have side effects')
+
+  const dropped = diffOf((m) => { delete m.commands.search.hints })
+  t.same(dropped.breaking, ['hints.changed search'], 'dropping the hints withdraws both promises')
+  t.match(dropped.diff.breaking[0].message, 'no longer idempotent, may now have side effects')
+
+  const stronger = diffOf((m) => { m.commands['cart.add'].hints = { idempotent: true, sideEffects: true } })
+  t.same(stronger.breaking, [])
+  t.same(stronger.nonBreaking, ['hints.changed cart.add'])
+  t.notMatch(stronger.diff.nonBreaking[0].message, '(')
+
+  const declared = diffManifests(changed((m) => { delete m.commands['cart.add'].hints }), base())
+  t.same(kinds(declared.nonBreaking), ['hints.changed cart.add'], 'declaring hints promises more')
+})
+
+t.test('description.changed does not break, wherever the description is', async (t) => {
+  const { breaking, nonBreaking } = diffOf((m) => {
+    m.description = 'Demo shop, renamed'
+    m.about = 'Formal tone'
+    m.auth.description = 'Opaque token'
+    m.commands.search.description = 'Find products'
+    m.commands['cart.add'].params.sku.description = 'Stock keeping unit'
+    m.commands.search.returns.description = 'Products'
+    m.events['cart.updated'].description = 'The cart changed'
+    m.events['cart.updated'].data.total.description = 'In euro cents'
+    m.channels.cart.description = 'Cart state, live'
+    m.types.Cart.description = 'A shopping cart'
+    m.types.Cart.properties.total.description = 'Sum'
+  })
+  t.same(breaking, [])
+  t.same(nonBreaking, [
+    'description.changed description',
+    'description.changed about',
+    'description.changed auth.description',
+    'description.changed cart.add(sku)',
+    'description.changed search',
+    'description.changed search',
+    'description.changed cart.updated(total)',
+    'description.changed cart.updated',
+    'description.changed cart',
+    'description.changed Cart(total)',
+    'description.changed Cart'
+  ])
+})
+
+t.test('tags.changed does not break; the order of tags does not matter', async (t) => {
+  const { breaking, nonBreaking, diff } = diffOf((m) => {
+    m.commands['cart.add'].tags = ['cart', 'checkout']
+    m.commands.search.tags = ['catalog']
+  })
+  t.same(breaking, [])
+  t.same(nonBreaking, ['tags.changed cart.add', 'tags.changed search'])
+  t.match(diff.nonBreaking[0].message, 'tags added ["checkout"], removed ["write"]')
+  t.match(diff.nonBreaking[1].message, 'tags added ["catalog"]')
+  const removed = diffManifests(base(), changed((m) => { delete m.commands['cart.add'].tags }))
+  t.match(removed.nonBreaking[0].message, 'tags removed ["cart","write"]')
+  t.same(diffOf((m) => { m.commands['cart.add'].tags.reverse() }).nonBreaking, [])
+})
+
+t.test('event.removed breaks, event.added does not', async (t) => {
+  const { breaking, nonBreaking } = diffOf((m) => {
+    delete m.events['cart.updated']
+    m.events['order.placed'] = { description: 'An order was placed' }
+  })
+  t.same(breaking, ['event.removed cart.updated'])
+  t.same(nonBreaking, ['event.added order.placed'])
+})
+
+t.test('event.data-changed breaks when a field is removed or retyped, not when one is added', async (t) => {
+  const removed = diffOf((m) => { delete m.events['cart.updated'].data.total })
+  t.same(removed.breaking, ['event.data-changed cart.updated'])
+  t.match(removed.diff.breaking[0].message, 'data field total removed')
+
+  const retyped = diffOf((m) => {
+    m.events['cart.updated'].data.items.type = 'object'
+    m.events['cart.updated'].data.currency = { type: 'string' }
+  })
+  t.same(retyped.breaking, ['event.data-changed cart.updated'])
+  t.match(retyped.diff.breaking[0].message, 'data field items retyped; data field currency added')
+
+  const added = diffOf((m) => { m.events['cart.updated'].data.currency = { type: 'string' } })
+  t.same(added.breaking, [])
+  t.same(added.nonBreaking, ['event.data-changed cart.updated'])
+
+  const noData = diffOf((m) => { delete m.events['cart.updated'].data })
+  t.same(noData.breaking, ['event.data-changed cart.updated'])
+  t.match(noData.diff.breaking[0].message, 'data field items, total removed')
+})
+
+t.test('channel.removed breaks, channel.added does not', async (t) => {
+  const { breaking, nonBreaking } = diffOf((m) => {
+    delete m.channels.cart
+    m.channels.orders = { description: 'Live orders' }
+  })
+  t.same(breaking, ['channel.removed cart'])
+  t.same(nonBreaking, ['channel.added orders'])
+})
+
+t.test('from layout 0.5.0 to 1.0 the channels and about go away', async (t) => {
+  const { breaking, nonBreaking } = diffOf((m) => {
+    m.svc = '1.0'
+    delete m.channels
+    delete m.about
+  })
+  t.same(breaking, ['channel.removed cart'])
+  t.same(nonBreaking, ['service.changed svc', 'description.changed about'])
+})
+
+t.test('type.removed breaks, type.added does not', async (t) => {
+  const { breaking, nonBreaking } = diffOf((m) => {
+    delete m.types.Cart
+    m.types.Product = { type: 'object', properties: { sku: { type: 'string' } } }
+  })
+  t.same(breaking, ['type.removed Cart'])
+  t.same(nonBreaking, ['type.added Product'])
+})
+
+t.test('type.changed breaks when a property is removed or retyped, or the type itself changes', async (t) => {
+  const removed = diffOf((m) => { delete m.types.Cart.properties.total })
+  t.same(removed.breaking, ['type.changed Cart'])
+  t.match(removed.diff.breaking[0].message, 'type Cart: property total removed')
+
+  const retyped = diffOf((m) => { m.types.Cart.properties.items.type = 'string' })
+  t.same(retyped.breaking, ['type.changed Cart'])
+  t.match(retyped.diff.breaking[0].message, 'property items retyped')
+
+  const itself = diffOf((m) => { m.types.Cart = { type: 'string' } })
+  t.same(itself.breaking, ['type.changed Cart'])
+  t.match(itself.diff.breaking[0].message, 'type Cart: is now string instead of object; property items, total removed')
+
+  const added = diffOf((m) => { m.types.Cart.properties.currency = { type: 'string' } })
+  t.same(added.breaking, [])
+  t.same(added.nonBreaking, ['type.changed Cart'])
+  t.match(added.diff.nonBreaking[0].message, 'property currency added')
+})
+
+t.test('service.changed: a new baseUrl or auth scheme breaks, a new version, name or layout does not', async (t) => {
+  const { breaking, nonBreaking, diff } = diffOf((m) => {
+    m.name = 'Shop 2'
+    m.version = '3.0.0'
+    m.baseUrl = 'https://api.shop.example'
+  })
+  t.same(breaking, ['service.changed baseUrl'])
+  t.same(nonBreaking, ['service.changed name', 'service.changed version'])
+  t.match(diff.breaking[0].message, 'service baseUrl changed from "https://shop.example" to "https://api.shop.example"')
+
+  const auth = diffManifests(changed((m) => { delete m.auth }), base())
+  t.same(kinds(auth.breaking), ['service.changed auth.type'])
+  t.same(kinds(auth.nonBreaking), ['description.changed auth.description'])
+  t.match(auth.breaking[0].message, 'from none to "bearer"')
+})
+
+t.test('changes come in a fixed order whatever the key order of the inputs', async (t) => {
+  const edit = (m: any) => {
+    m.version = '3.0.0'
+    delete m.commands.search
+    m.commands.aaa = { description: 'First by name' }
+    m.commands['cart.add'].params.sku.type = 'number'
+    delete m.events['cart.updated']
+    m.types.Cart.properties.total.type = 'string'
+  }
+  const diff = diffManifests(base(), changed(edit))
+  t.same(kinds(diff.breaking), ['param.type-changed cart.add(sku)', 'command.removed search', 'event.removed cart.updated', 'type.changed Cart'])
+  t.same(kinds(diff.nonBreaking), ['service.changed version', 'command.added aaa'])
+
+  const reversed = (m: Manifest): Manifest => JSON.parse(JSON.stringify(m, (key, value) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).reverse()) : value))
+  t.same(diffManifests(reversed(base()), reversed(changed(edit))), diff)
+})

@@ -1,0 +1,58 @@
+import { Type } from '@sinclair/typebox'
+import t from 'tap'
+import { checksumOf, verifyManifest, type Manifest } from '../../lib/client/index.js'
+import { readyApp } from '../helpers.js'
+
+async function served (svc: '1.0' | '0.5.0'): Promise<Manifest> {
+  const app = await readyApp({ svc, types: { Product: Type.Object({ sku: Type.String() }) } }, (app) => {
+    app.get('/search', { svc: { description: 'Search', params: Type.Object({ q: Type.String() }), returns: Type.Array(Type.Ref('Product')) } }, async () => [])
+  })
+  return (await app.inject('/.well-known/svc.json')).json()
+}
+
+t.test('a manifest as served verifies, in both layouts', async (t) => {
+  t.same(verifyManifest(await served('1.0')), { ok: true, errors: [] })
+  t.same(verifyManifest(await served('0.5.0')), { ok: true, errors: [] })
+})
+
+t.test('commands changed without the checksum: tampered', async (t) => {
+  const manifest = await served('1.0')
+  manifest.commands.search.description = 'Search, and more'
+  const { ok, errors } = verifyManifest(manifest)
+  t.equal(ok, false)
+  t.same(errors, [`/checksum: ${manifest.checksum} does not match the commands, whose checksum is ${checksumOf(manifest.commands)}`])
+})
+
+t.test('a change outside commands keeps the checksum valid (it covers commands only)', async (t) => {
+  const manifest = await served('1.0')
+  manifest.description = 'Edited'
+  t.same(verifyManifest(manifest), { ok: true, errors: [] })
+})
+
+t.test('schema problems are listed once per field, each with its JSON pointer', async (t) => {
+  const manifest: any = await served('0.5.0')
+  delete manifest.name
+  manifest.commands.search.hints = { cached: true }
+  manifest.extra = 1
+  const { ok, errors } = verifyManifest(manifest)
+  t.equal(ok, false)
+  t.same(errors, [
+    '/name: Expected required property',
+    '/extra: Unexpected property',
+    '/commands/search/hints/cached: Unexpected property'
+  ])
+})
+
+t.test('the checksum of a manifest that fails its schema is not looked at', async (t) => {
+  const manifest: any = await served('1.0')
+  manifest.checksum = 'not a checksum'
+  t.same(verifyManifest(manifest).errors, ['/checksum: Expected string to match \'^[0-9a-f]{64}$\''])
+})
+
+t.test('not a manifest at all', async (t) => {
+  for (const value of [null, 'svc', [], 42]) {
+    t.same(verifyManifest(value), { ok: false, errors: ['/: expected a manifest object'] }, JSON.stringify(value))
+  }
+  t.same(verifyManifest({ svc: '2.0' }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got "2.0"'])
+  t.same(verifyManifest({}).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got nothing'])
+})

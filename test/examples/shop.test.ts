@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import { fileURLToPath } from 'node:url'
+import t, { type Test } from 'tap'
+import { checksumOf, type Manifest } from 'fastify-svc-manifest'
+import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
+
+const server = fileURLToPath(new URL('../../examples/shop/server.js', import.meta.url))
+const bearer = { authorization: `Bearer ${DEMO_TOKEN}` }
+
+async function shop (t: Test, layout?: '1.0' | '0.5.0') {
+  const app = await buildShop(layout === undefined ? undefined : { layout })
+  t.teardown(() => app.close())
+  return app
+}
+
+t.test('the manifest lists the shop\'s commands, event and types', async (t) => {
+  const app = await shop(t)
+  const response = await app.inject('/.well-known/svc.json')
+  const manifest = response.json()
+  t.equal(response.statusCode, 200)
+  t.equal(manifest.svc, '1.0')
+  t.same(Object.keys(manifest.commands), ['cart.add', 'cart.get', 'cart.remove', 'search'])
+  t.same(manifest.commands.search.params.q, { type: 'string', required: true, description: 'Part of the product name' })
+  t.same(manifest.commands.search.hints, { idempotent: true, sideEffects: false })
+  t.same(manifest.commands['cart.remove'].params, { sku: { type: 'string', required: true } })
+  for (const name of ['cart.add', 'cart.get', 'cart.remove']) t.equal(manifest.commands[name].auth, 'required', name)
+  t.equal(manifest.commands.search.auth, undefined, 'search needs no token')
+  t.same(manifest.events, { 'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array' } } } })
+  t.same(Object.keys(manifest.types), ['Cart', 'Product'])
+  t.same(manifest.types.Product.properties.sku, { type: 'string' })
+  t.notOk('about' in manifest, 'no about in layout 1.0')
+  t.notOk('channels' in manifest, 'no channels in layout 1.0')
+  t.equal(manifest.checksum, checksumOf(manifest.commands))
+  t.equal(response.headers.etag, `"${manifest.checksum}"`)
+})
+
+t.test('layout 0.5.0 adds about and the cart channel, and keeps the commands', async (t) => {
+  const current = await (await shop(t)).inject('/.well-known/svc.json')
+  const response = await (await shop(t, '0.5.0')).inject('/.well-known/svc.json')
+  const manifest = response.json()
+  t.equal(manifest.svc, '0.5.0')
+  t.match(manifest.about, /demo-token/)
+  t.same(manifest.channels, { cart: { description: 'Real-time cart state' } })
+  t.same(Object.keys(manifest), ['svc', 'name', 'description', 'about', 'version', 'baseUrl', 'auth', 'commands', 'events', 'channels', 'types', 'checksum', 'updatedAt'])
+  t.equal(manifest.checksum, current.json().checksum, 'same commands, same checksum')
+})
+
+t.test('search filters the catalogue by name and honours limit', async (t) => {
+  const app = await shop(t)
+  const teas = await app.inject('/search?q=TEA')
+  t.equal(teas.statusCode, 200)
+  t.same(teas.json().map((product: { sku: string }) => product.sku), ['mug', 'tea-black', 'tea-green'])
+  t.same((await app.inject('/search?q=tea&limit=1')).json(), [{ sku: 'mug', name: 'Tea mug', price: 8 }])
+  t.equal((await app.inject('/search')).statusCode, 400, 'q is required')
+})
+
+t.test('cart commands work with the demo token', async (t) => {
+  const app = await shop(t)
+  const add = (payload: object) => app.inject({ method: 'POST', url: '/cart/items', headers: bearer, payload })
+
+  t.same((await add({ sku: 'mug' })).json(), { items: [{ sku: 'mug', quantity: 1 }], total: 8 }, 'quantity defaults to 1')
+  t.same((await add({ sku: 'tea-green', quantity: 3 })).json().total, 21.5)
+  t.same((await add({ sku: 'mug', quantity: 2 })).json().items, [{ sku: 'mug', quantity: 3 }, { sku: 'tea-green', quantity: 3 }])
+  const unknown = await add({ sku: 'teapot' })
+  t.equal(unknown.statusCode, 404)
+  t.match(unknown.json().message, /teapot/)
+
+  const removed = await app.inject({ method: 'DELETE', url: '/cart/items/mug', headers: bearer })
+  t.same(removed.json(), { items: [{ sku: 'tea-green', quantity: 3 }], total: 13.5 })
+  const cart = await app.inject({ url: '/cart', headers: bearer })
+  t.same(cart.json(), removed.json(), 'cart.get shows the same cart')
+})
+
+t.test('cart commands refuse a missing or wrong token', async (t) => {
+  const app = await shop(t)
+  const anonymous = await app.inject({ method: 'POST', url: '/cart/items', payload: { sku: 'mug' } })
+  t.equal(anonymous.statusCode, 401)
+  t.equal(anonymous.headers['www-authenticate'], 'Bearer realm="Shop"')
+  const wrong = await app.inject({ url: '/cart', headers: { authorization: 'Bearer not-the-demo-token' } })
+  t.equal(wrong.statusCode, 401)
+  t.equal(wrong.headers['www-authenticate'], 'Bearer realm="Shop", error="invalid_token"')
+})
+
+t.test('server.js listens on 127.0.0.1 and prints the manifest URL', async (t) => {
+  const child = spawn(process.execPath, [server], {
+    env: { ...process.env, PORT: '0', SVC_LAYOUT: '0.5.0' },
+    stdio: ['ignore', 'pipe', 'inherit']
+  })
+  t.teardown(() => { child.kill() })
+  let output = ''
+  child.stdout.setEncoding('utf8')
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: string) => {
+      output += chunk
+      const found = /Manifest: (http:\/\/127\.0\.0\.1:\d+\/\.well-known\/svc\.json)/.exec(output)
+      if (found !== null) resolve(found[1])
+    })
+    child.once('exit', (code) => reject(new Error(`server.js exited with ${code} before printing the URL:\n${output}`)))
+  })
+  const response = await fetch(url)
+  t.equal(response.status, 200)
+  const manifest = await response.json() as Manifest
+  t.equal(manifest.svc, '0.5.0', 'SVC_LAYOUT picks the layout')
+  t.equal(response.headers.get('etag'), `"${manifest.checksum}"`)
+  const notModified = await fetch(url, { headers: { 'if-none-match': manifest.checksum } })
+  t.equal(notModified.status, 304)
+  child.kill()
+  await once(child, 'exit')
+})
+
+t.test('server.js defaults to port 3000', async (t) => {
+  // Hold 127.0.0.1:3000 (or find it already held): the shop must then fail on exactly that address.
+  const blocker = createServer()
+  await new Promise<void>((resolve) => {
+    blocker.once('error', () => resolve())
+    blocker.listen(3000, '127.0.0.1', resolve)
+  })
+  t.teardown(() => { blocker.close() })
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  delete env.PORT
+  const child = spawn(process.execPath, [server], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let stderr = ''
+  child.stderr.setEncoding('utf8')
+  child.stderr.on('data', (chunk: string) => { stderr += chunk })
+  const [code] = await once(child, 'exit')
+  t.not(code, 0)
+  t.match(stderr, /EADDRINUSE.*127\.0\.0\.1:3000/)
+})

@@ -1,0 +1,155 @@
+import { Type } from '@sinclair/typebox'
+import Fastify, { type FastifyInstance } from 'fastify'
+import t from 'tap'
+import svcManifest from '../../lib/index.js'
+import { fetchManifest, readyApp, requiredOptions } from '../helpers.js'
+
+/** `app.ready()` as a Promise: Fastify types it as a thenable instance, which t.rejects does not take. */
+function ready (fastify: FastifyInstance): Promise<unknown> {
+  return Promise.resolve(fastify.ready())
+}
+
+const derived: [string, string][] = [
+  ['/cart/items', 'cart.items'],
+  ['/carts/:id/items', 'carts.items'],
+  ['/search', 'search'],
+  ['/carts/:id', 'carts'],
+  ['/users/:userId/orders/:orderId', 'users.orders'],
+  ['/files/*', 'files'],
+  ['/v1/cart-items/', 'v1.cart-items'],
+  ['/api/user_profile', 'api.user_profile'],
+  ['/users/:id(^\\d+)/posts', 'users.posts'],
+  ['/tags/:tag(^(new|old)$)/items', 'tags.items'],
+  ['/flights/:from-:to', 'flights'],
+  ['/near/:lat-:lng/radius/:km', 'near.radius'],
+  ['/files/:name.:ext', 'files'],
+  ['/reports/report-:year', 'reports.report'],
+  ['/archive/:year-summary', 'archive.summary']
+]
+
+for (const [url, name] of derived) {
+  t.test(`${url} is command "${name}"`, async (t) => {
+    const manifest = await fetchManifest(await readyApp({}, (app) => {
+      app.get(url, { svc: { description: 'A command' } }, async () => ({}))
+    }))
+    t.same(Object.keys(manifest.commands), [name])
+  })
+}
+
+t.test('the prefix of a plugin is part of the derived name', async (t) => {
+  const manifest = await fetchManifest(await readyApp({}, async (app) => {
+    await app.register(async (api) => {
+      api.get('/orders/:id', { svc: { description: 'An order' } }, async () => ({}))
+    }, { prefix: '/shop' })
+  }))
+  t.same(Object.keys(manifest.commands), ['shop.orders'])
+})
+
+t.test('svc.name replaces the derived name', async (t) => {
+  const manifest = await fetchManifest(await readyApp({}, (app) => {
+    app.get('/carts/:id', { svc: { name: 'cart.get', description: 'Get a cart' } }, async () => ({}))
+    app.delete('/carts/:id', { svc: { name: 'cart.delete', description: 'Delete a cart' } }, async () => ({}))
+  }))
+  t.same(Object.keys(manifest.commands), ['cart.delete', 'cart.get'])
+})
+
+for (const url of ['/', '/:id', '/:a/:b', '/*']) {
+  t.test(`no name can be derived from ${url}: startup error naming the route`, async (t) => {
+    await t.rejects(readyApp({}, (app) => {
+      app.get(url, { svc: { description: 'Root' } }, async () => ({}))
+    }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: new RegExp(`GET ${url.replace('*', '\\*')} gives no name.*svc\\.name`) })
+  })
+}
+
+t.test('a derived name that breaks the name rule is a startup error', async (t) => {
+  await t.rejects(readyApp({}, (app) => {
+    app.get('/v1.2/items', { svc: { description: 'Items' } }, async () => ({}))
+  }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /GET \/v1\.2\/items gives "v1\.2\.items", not a valid name.*svc\.name/ })
+  await t.rejects(readyApp({}, (app) => {
+    app.get('/2024/report', { svc: { description: 'Report' } }, async () => ({}))
+  }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /"2024\.report"/ })
+})
+
+t.test('an escaped colon stays in the derived name, which is then not a valid name', async (t) => {
+  await t.rejects(readyApp({}, (app) => {
+    app.get('/name::verb', { svc: { description: 'Verb' } }, async () => ({}))
+  }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /GET \/name::verb gives "name:verb", not a valid name/ })
+})
+
+t.test('an underivable name is fine when svc.name is set', async (t) => {
+  const manifest = await fetchManifest(await readyApp({}, (app) => {
+    app.get('/:id', { svc: { name: 'item', description: 'Item' } }, async () => ({}))
+  }))
+  t.same(Object.keys(manifest.commands), ['item'])
+})
+
+t.test('two routes with the same derived name: startup error naming both routes', async (t) => {
+  await t.rejects(readyApp({}, (app) => {
+    app.get('/carts/:id', { svc: { description: 'Get' } }, async () => ({}))
+    app.delete('/carts/:id', { svc: { description: 'Delete' } }, async () => ({}))
+  }), { code: 'FST_SVC_DUPLICATE_NAME', message: /GET \/carts\/:id and DELETE \/carts\/:id are both command "carts"\. Set svc\.name/ })
+})
+
+t.test('an explicit name that repeats a derived one: startup error naming both routes', async (t) => {
+  await t.rejects(readyApp({}, (app) => {
+    app.get('/cart/items', { svc: { description: 'List' } }, async () => ({}))
+    app.post('/cart', { svc: { name: 'cart.items', description: 'Add' } }, async () => ({}))
+  }), { code: 'FST_SVC_DUPLICATE_NAME', message: /GET \/cart\/items and POST \/cart are both command "cart\.items"/ })
+})
+
+const badCommandNames = ['1cart', 'cart..items', '.cart', 'cart.', 'cart items', 'cart/items', 'cart.1x', '', 'kaart.é']
+
+for (const name of badCommandNames) {
+  t.test(`svc.name ${JSON.stringify(name)} is refused`, async (t) => {
+    await t.rejects(readyApp({}, (app) => {
+      app.get('/x', { svc: { name, description: 'X' } }, async () => ({}))
+    }), { code: 'FST_SVC_INVALID_NAME', message: /command name .* \(route GET \/x, svc\.name\) must be dot-separated words/ })
+  })
+}
+
+t.test('a svc.name that is not a string is refused', async (t) => {
+  await t.rejects(readyApp({}, (app) => {
+    app.get('/x', { svc: { name: 42 as unknown as string, description: 'X' } }, async () => ({}))
+  }), { code: 'FST_SVC_INVALID_NAME', message: /command name 42/ })
+})
+
+t.test('valid names: letters, digits, "_" and "-", dot-separated', async (t) => {
+  const names = ['a', 'Cart', 'cart.items', 'cart_items.add-one', 'x1.y2.z3']
+  const manifest = await fetchManifest(await readyApp({
+    svc: '0.5.0',
+    events: Object.fromEntries(names.map((name) => [name, { description: name }])),
+    channels: Object.fromEntries(names.map((name) => [name, { description: name }])),
+    types: { Product: Type.String(), _private: Type.String(), $dollar: Type.String(), Item2: Type.String() }
+  }, (app) => {
+    for (const name of names) app.get(`/${name.replace(/\./g, '/')}/x`, { svc: { name, description: name } }, async () => ({}))
+  }))
+  t.same(Object.keys(manifest.commands), [...names].sort())
+  t.same(Object.keys(manifest.events), [...names].sort())
+  t.same(Object.keys(manifest.channels ?? {}), [...names].sort())
+  t.same(Object.keys(manifest.types), ['$dollar', 'Item2', 'Product', '_private'])
+})
+
+for (const name of ['1event', 'cart..updated', 'cart updated']) {
+  t.test(`event name ${JSON.stringify(name)} is refused, as option and through app.svc.event`, async (t) => {
+    const app = Fastify()
+    app.register(svcManifest, { ...requiredOptions, events: { [name]: { description: 'E' } } })
+    await t.rejects(ready(app), { code: 'FST_SVC_INVALID_NAME', message: /event name .*events.* must be dot-separated/ })
+    const later = Fastify()
+    await later.register(svcManifest, requiredOptions)
+    t.throws(() => later.svc.event(name, { description: 'E' }), { code: 'FST_SVC_INVALID_NAME' })
+  })
+}
+
+t.test('channel names follow the same rule', async (t) => {
+  const app = Fastify()
+  await app.register(svcManifest, { ...requiredOptions, svc: '0.5.0' })
+  t.throws(() => app.svc.channel('cart state', { description: 'C' }), { code: 'FST_SVC_INVALID_NAME', message: /channel name "cart state"/ })
+})
+
+for (const name of ['product-item', '1Product', 'cart.Product', 'a b', '']) {
+  t.test(`type name ${JSON.stringify(name)} is refused: types are identifiers`, async (t) => {
+    const app = Fastify()
+    app.register(svcManifest, { ...requiredOptions, types: { [name]: Type.String() } })
+    await t.rejects(ready(app), { code: 'FST_SVC_INVALID_NAME', message: /type name .* must be an identifier/ })
+  })
+}
