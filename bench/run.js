@@ -7,8 +7,8 @@ import { fixed, formatTable, median, runScript, thousands, verdict } from './sta
 
 const quick = process.argv.includes('--quick')
 const settings = quick
-  ? { rounds: 2, duration: 1, profileDuration: 1, startupRounds: 2, memoryRounds: 1 }
-  : { rounds: 5, duration: 3, profileDuration: 2, startupRounds: 9, memoryRounds: 3 }
+  ? { rounds: 2, duration: 1, profileDuration: 1, startupRounds: 2, memoryRounds: 1, importRounds: 3 }
+  : { rounds: 5, duration: 3, profileDuration: 2, startupRounds: 9, memoryRounds: 3, importRounds: 21 }
 const THROUGHPUT_COMMANDS = [50, 1000]
 const STARTUP_COMMANDS = [1000, 10000]
 /**
@@ -25,6 +25,7 @@ printMachine()
 await throughputBenchmark()
 await startupBenchmark()
 await memoryBenchmark()
+await importBenchmark()
 console.log(`\n### Goals\n\n${formatTable(['Goal', 'Target', 'Measured', 'Result'], goals)}`)
 console.log(`\n${quick ? 'Quick' : 'Full'} run took ${Math.round((Date.now() - begun) / 1000)} s.`)
 
@@ -115,4 +116,16 @@ async function memoryBenchmark () {
   console.log(formatTable(['Commands', 'Heap retained', 'Array buffers (served body)', 'Total per command'], [
     [MEMORY_COMMANDS, `${fixed(heap / 2 ** 20, 1)} MiB`, `${fixed(buffers / 2 ** 20, 1)} MiB`, `${thousands((heap + buffers) / MEMORY_COMMANDS)} B`]
   ]))
+}
+
+/** CPU that importing each entry adds to an app that has already imported Fastify, in fresh processes. */
+async function importBenchmark () {
+  const samples = { plugin: [], client: [] }
+  for (let round = 0; round < settings.importRounds; round++) {
+    for (const entry of Object.keys(samples)) samples[entry].push((await runScript('import.js', [entry])).cpuMs)
+  }
+  console.log(`\n### Import (CPU ms added by importing the entry after Fastify, median / min of ${settings.importRounds} fresh processes)\n`)
+  console.log(formatTable(['Entry', 'Median', 'Min'], Object.entries(samples).map(([entry, values]) => [
+    entry === 'plugin' ? 'fastify-svc-manifest' : 'fastify-svc-manifest/client', fixed(median(values), 1), fixed(Math.min(...values), 1)
+  ])))
 }

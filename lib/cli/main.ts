@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { diffManifests } from '../client/diff.js'
 import { generateManifest } from './generate.js'
 import { isUrl, loadVerified } from './load.js'
-import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print, printError } from './output.js'
+import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print, printError, processOutput, writingTo, type CliOutput } from './output.js'
 import { formatDiff } from './report.js'
 import { COMMAND_NAMES, helpOf } from './usage.js'
 
@@ -25,16 +25,21 @@ const COMMANDS: Record<string, Command> = {
   generate: { positionals: ['module'], options: { ...help, out: { type: 'string', short: 'o' } }, run: generateCommand }
 }
 
-/** Runs `svc-manifest` with the arguments after the program name; resolves to the exit code. */
-export async function main (args: string[]): Promise<number> {
-  try {
-    return await dispatch(args)
-  } catch (error) {
-    const failure = error instanceof CliError ? error : new CliError(`unexpected error: ${(error as Error).message}`)
-    printError(`svc-manifest: ${oneLine(failure.message)}`)
-    for (const line of failure.details) printError(`  ${line}`)
-    return failure.exitCode
-  }
+/**
+ * Runs `svc-manifest` with the arguments after the program name; resolves to the exit code. Output goes to
+ * the process's streams, or to `output` when another program runs the CLI in-process.
+ */
+export async function main (args: string[], output: CliOutput = processOutput): Promise<number> {
+  return await writingTo(output, async () => {
+    try {
+      return await dispatch(args)
+    } catch (error) {
+      const failure = error instanceof CliError ? error : new CliError(`unexpected error: ${(error as Error).message}`)
+      printError(`svc-manifest: ${oneLine(failure.message)}`)
+      for (const line of failure.details) printError(`  ${line}`)
+      return failure.exitCode
+    }
+  })
 }
 
 async function dispatch (args: string[]): Promise<number> {

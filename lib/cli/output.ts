@@ -18,12 +18,36 @@ export class CliError extends Error {
   }
 }
 
+/** Where the CLI writes: the process's streams, or a caller's sink when `main` runs inside another program. */
+export interface CliOutput {
+  stdout (text: string): void
+  stderr (text: string): void
+}
+
+export const processOutput: CliOutput = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text)
+}
+
+let output = processOutput
+
+/** Runs `work` with `print` and `printError` going to `sink`. */
+export async function writingTo<T> (sink: CliOutput, work: () => Promise<T>): Promise<T> {
+  const previous = output
+  output = sink
+  try {
+    return await work()
+  } finally {
+    output = previous
+  }
+}
+
 export function print (text: string): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
+  output.stdout(text.endsWith('\n') ? text : `${text}\n`)
 }
 
 export function printError (text: string): void {
-  process.stderr.write(`${text}\n`)
+  output.stderr(`${text}\n`)
 }
 
 export function prettyJson (value: unknown): string {

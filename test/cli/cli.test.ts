@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
+import { main } from '../../lib/cli/main.js'
 import { diffManifests, verifyManifest, type Manifest } from '../../lib/client/index.js'
 import { requiredOptions } from '../helpers.js'
 
@@ -19,12 +20,23 @@ interface Run {
 }
 
 /** Runs the built CLI as a user does: `node dist/cli/bin.js …` from the repository root. */
-function cli (...args: string[]): Promise<Run> {
+function spawned (...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(process.execPath, ['dist/cli/bin.js', ...args], { cwd: root }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr })
     })
   })
+}
+
+/**
+ * Runs the CLI's main in this process, with what it prints captured: the same code as the bin, without a
+ * process start per call. `spawned` covers what only a process shows (exit status, module loading).
+ */
+async function cli (...args: string[]): Promise<Run> {
+  let stdout = ''
+  let stderr = ''
+  const code = await main(args, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text } })
+  return { code, stdout, stderr }
 }
 
 /** A stderr of exactly one line starting with the program name. */
@@ -52,6 +64,16 @@ async function generated (t: Test, dir: string, fixture: string, file = `${fixtu
   t.equal(run.code, 0, run.stderr)
   return { path, manifest: JSON.parse(await readFile(path, 'utf8')) }
 }
+
+t.test('the bin runs main: output on its streams, the exit code as its status', async (t) => {
+  const help = await spawned('--help')
+  t.equal(help.code, 0)
+  t.same(help, await cli('--help'), 'the same as in-process')
+  const usage = await spawned('publish')
+  t.equal(usage.code, 2)
+  oneLine(t, usage.stderr, 'unknown command "publish"')
+  t.equal(usage.stdout, '')
+})
 
 t.test('--help on the program and on each command, exit 0', async (t) => {
   for (const args of [['--help'], ['-h'], ['help']]) {
@@ -168,7 +190,7 @@ t.test('check: unreadable input is exit 2 with one line', async (t) => {
 })
 
 t.test('generate <module> writes the manifest of the app without listening', async (t) => {
-  const run = await cli('generate', app('shop'))
+  const run = await spawned('generate', app('shop'))
   t.equal(run.code, 0, run.stderr)
   const manifest = JSON.parse(run.stdout)
   t.same(verifyManifest(manifest), { ok: true, errors: [] })
@@ -176,7 +198,7 @@ t.test('generate <module> writes the manifest of the app without listening', asy
   t.same(manifest.commands.search.params.limit, { type: 'number', required: false, default: 10 })
   t.match(run.stdout, /\n {2}"commands": {\n/, 'pretty JSON')
 
-  const instance = await cli('generate', app('instance'))
+  const instance = await spawned('generate', app('instance'))
   t.equal(instance.code, 0, 'the default export may be the instance itself')
   t.same(JSON.parse(instance.stdout).channels, { cart: { description: 'Real-time cart state' } })
 })
@@ -184,17 +206,17 @@ t.test('generate <module> writes the manifest of the app without listening', asy
 t.test('generate --out writes the file and says so', async (t) => {
   const dir = t.testdir({})
   const out = join(dir, 'svc.json')
-  const run = await cli('generate', app('shop'), '--out', out)
+  const run = await spawned('generate', app('shop'), '--out', out)
   t.equal(run.code, 0)
   const manifest = JSON.parse(await readFile(out, 'utf8'))
   t.equal(run.stdout, `wrote ${out}: 2 commands, checksum ${manifest.checksum}\n`)
   t.match(await readFile(out, 'utf8'), /^{\n {2}"svc": "1.0",[^]*\n}\n$/)
 
   const short = join(dir, 'short.json')
-  t.equal((await cli('generate', '-o', short, app('shop'))).code, 0)
+  t.equal((await spawned('generate', '-o', short, app('shop'))).code, 0)
   t.equal(JSON.parse(await readFile(short, 'utf8')).checksum, manifest.checksum)
 
-  const unwritable = await cli('generate', app('shop'), '--out', join(out, 'inside-a-file.json'))
+  const unwritable = await spawned('generate', app('shop'), '--out', join(out, 'inside-a-file.json'))
   t.equal(unwritable.code, 2)
   oneLine(t, unwritable.stderr, `cannot write ${join(out, 'inside-a-file.json')}: ENOTDIR`)
 })
@@ -209,7 +231,7 @@ t.test('generate: modules that give no manifest, or fail, are exit 2 with one li
     ['close-fails', 'unexpected error: pool still busy']
   ]
   for (const [fixture, message] of cases) {
-    const run = await cli('generate', app(fixture))
+    const run = await spawned('generate', app(fixture))
     t.equal(run.code, 2, fixture)
     t.equal(run.stdout, '')
     oneLine(t, run.stderr, message)

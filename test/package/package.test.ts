@@ -42,3 +42,15 @@ t.test('the svc-manifest bin points at a built file', async (t) => {
     await t.resolves(readFile(new URL(`../../${file}`, import.meta.url)), `${name}: ${file} is built`)
   }
 })
+
+t.test('importing the plugin loads no TypeBox: only the client and the schema entry need it', async (t) => {
+  const loaded = async (specifier: string): Promise<string[]> => {
+    const { stdout } = await run(process.execPath, [consumer('loaded-packages.mjs'), specifier], { cwd: root })
+    return JSON.parse(stdout)
+  }
+  const plugin = await loaded('fastify-svc-manifest')
+  t.ok(plugin.includes('fastify-plugin'), 'the hook sees the packages the plugin imports')
+  t.notOk(plugin.includes('@sinclair/typebox'), 'the main entry does not load TypeBox')
+  t.ok((await loaded('fastify-svc-manifest/client')).includes('@sinclair/typebox'), 'the client validates with it')
+  t.ok((await loaded('fastify-svc-manifest/schema')).includes('@sinclair/typebox'))
+})

@@ -1,0 +1,50 @@
+import { describe, expect, test } from 'tstyche'
+import {
+  checksumOf, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
+  type Change, type Manifest, type ManifestClient, type ManifestDiff, type ManifestResult, type VerifyResult
+} from '../lib/client/index.js'
+import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type ManifestV1 } from '../lib/schema.js'
+
+describe('fastify-svc-manifest/client', () => {
+  test('createManifestClient takes a URL and optional fetch and clock', () => {
+    expect(createManifestClient).type.toBeCallableWith({ url: 'https://shop.example/.well-known/svc.json' })
+    expect(createManifestClient).type.toBeCallableWith({ url: new URL('https://shop.example/'), fetch, now: Date.now })
+    expect(createManifestClient).type.not.toBeCallableWith({ fetch })
+    expect(createManifestClient({ url: 'https://x.example' })).type.toBe<ManifestClient>()
+  })
+
+  test('get() resolves to the manifest and its status', () => {
+    const client = createManifestClient({ url: 'https://x.example' })
+    expect(client.get()).type.toBe<Promise<ManifestResult>>()
+    expect<ManifestResult['status']>().type.toBe<'fetched' | 'fresh' | 'revalidated' | 'changed'>()
+    expect(client.manifest).type.toBe<Manifest | undefined>()
+  })
+
+  test('verify, diff and checksum take manifests', () => {
+    expect(verifyManifest).type.toBeCallableWith({})
+    expect(verifyManifest({})).type.toBe<VerifyResult>()
+    expect(diffManifests).type.toBeCallableWith({} as Manifest, {} as Manifest)
+    expect(diffManifests({} as Manifest, {} as Manifest)).type.toBe<ManifestDiff>()
+    expect<ManifestDiff['breaking']>().type.toBe<Change[]>()
+    expect(checksumOf({})).type.toBe<string>()
+  })
+
+  test('errors carry a stable code', () => {
+    expect(new ManifestClientError('SVC_CLIENT_NETWORK', 'down').code).type.toBe<ManifestClientError['code']>()
+    expect(ManifestClientError).type.not.toBeConstructableWith('NOT_A_CODE', 'x')
+  })
+})
+
+describe('fastify-svc-manifest/schema', () => {
+  test('the layout schemas and their JSON Schema form', () => {
+    expect(manifestJsonSchema).type.toBeCallableWith('1.0')
+    expect(manifestJsonSchema).type.not.toBeCallableWith('2.0')
+    expect(ManifestSchemaV1.properties.svc.const).type.toBe<'1.0'>()
+    expect(ManifestSchemaV05.properties.svc.const).type.toBe<'0.5.0'>()
+  })
+
+  test('the types derived from the schemas are the wire format', () => {
+    expect<ManifestV1['checksum']>().type.toBe<string>()
+    expect<Manifest['commands'][string]['auth']>().type.toBe<'required' | undefined>()
+  })
+})
