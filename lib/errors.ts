@@ -52,3 +52,6 @@ export const FST_SVC_UNAUTHORIZED = createError('FST_SVC_UNAUTHORIZED', '%s', 40
 
 /** A command carries a value the RFC 8785 checksum cannot encode: NaN, Infinity or a lone surrogate. */
 export const FST_SVC_INVALID_JSON_VALUE = createError('FST_SVC_INVALID_JSON_VALUE', 'Value cannot be checksummed: %s', 500)
+
+/** Routes the plugin never saw (registered before it, or beside it), with `unseenRoutes: 'error'`. */
+export const FST_SVC_UNSEEN_ROUTES = createError('FST_SVC_UNSEEN_ROUTES', 'Routes the manifest does not describe: %s', 500)

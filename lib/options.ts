@@ -1,6 +1,8 @@
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { describeValue } from './describe.js'
 import { FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD } from './errors.js'
 import type { SvcLayout } from './manifest/types.js'
+import type { UnseenRoutesMode } from './collect/unseen-routes.js'
 
 /** Any JSON Schema object: TypeBox 0.34 (`@sinclair/typebox`), TypeBox 1.x (`typebox`) or hand-written. */
 export type JsonSchema = object
@@ -47,10 +49,17 @@ export interface SvcManifestOptions {
   path?: string
   /** `Cache-Control: public, max-age=<maxAge>` in seconds. Default 300. */
   maxAge?: number
+  /**
+   * What `ready()` does about routes the plugin never saw (registered before it, or in a context beside
+   * it), which the manifest does not describe and `auth` does not protect: `'warn'` (default) logs them,
+   * `'error'` rejects with `FST_SVC_UNSEEN_ROUTES`, `'ignore'` does nothing.
+   */
+  unseenRoutes?: UnseenRoutesMode
 }
 
 const DEFAULT_PATH = '/.well-known/svc.json'
 const DEFAULT_MAX_AGE = 300
+const DEFAULT_UNSEEN_ROUTES: UnseenRoutesMode = 'warn'
 
 /** The plugin options, checked and with defaults applied. */
 export interface Config {
@@ -63,6 +72,7 @@ export interface Config {
   auth?: SvcAuthOptions
   path: string
   maxAge: number
+  unseenRoutes: UnseenRoutesMode
   /** Fastify's `logLevel` and `logSerializers` register options, applied to the manifest route. */
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
   /** The declarations given as options, registered before any `app.svc.type/event/channel` call. */
@@ -71,7 +81,7 @@ export interface Config {
   channels: Record<string, unknown>
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -96,6 +106,7 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     baseUrl: readBaseUrl(options.baseUrl),
     path: readPath(options.path),
     maxAge: readMaxAge(options.maxAge),
+    unseenRoutes: readUnseenRoutes(options.unseenRoutes),
     routeLog: readRouteLog(options as Record<string, unknown>),
     types: readDeclarations(options.types, 'types'),
     events: readDeclarations(options.events, 'events'),
@@ -107,7 +118,10 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
   return config
 }
 
-/** A copy of a `types`, `events` or `channels` map; each entry is checked when it is registered. */
+/**
+ * A copy of a `types`, `events` or `channels` map; each entry is checked, and what the manifest needs of it
+ * copied, when it is registered, which happens while the plugin registers.
+ */
 function readDeclarations (value: unknown, key: string): Record<string, unknown> {
   if (value === undefined) return {}
   if (!isPlainObject(value)) fail(key, 'an object that maps names to definitions', value)
@@ -115,14 +129,9 @@ function readDeclarations (value: unknown, key: string): Record<string, unknown>
 }
 
 function fail (option: string, expected: string, actual: unknown): never {
-  throw new FST_SVC_INVALID_OPTION(`"${option}" must be ${expected}; got ${describe(actual)}.`)
+  throw new FST_SVC_INVALID_OPTION(`"${option}" must be ${expected}; got ${describeValue(actual)}.`)
 }
 
-function describe (value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (typeof value === 'function') return 'a function'
-  return JSON.stringify(value) ?? String(value)
-}
 
 export function isPlainObject (value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -162,6 +171,12 @@ function readMaxAge (value: unknown): number {
   return value as number
 }
 
+function readUnseenRoutes (value: unknown): UnseenRoutesMode {
+  if (value === undefined) return DEFAULT_UNSEEN_ROUTES
+  if (value === 'warn' || value === 'error' || value === 'ignore') return value
+  fail('unseenRoutes', '"warn", "error" or "ignore"', value)
+}
+
 function readRouteLog (options: Record<string, unknown>): Config['routeLog'] {
   const routeLog: Config['routeLog'] = {}
   if (options.logLevel !== undefined) {
@@ -170,7 +185,7 @@ function readRouteLog (options: Record<string, unknown>): Config['routeLog'] {
   }
   if (options.logSerializers !== undefined) {
     if (!isPlainObject(options.logSerializers)) fail('logSerializers', 'an object of serializer functions', options.logSerializers)
-    routeLog.logSerializers = options.logSerializers as Config['routeLog']['logSerializers']
+    routeLog.logSerializers = { ...options.logSerializers } as Config['routeLog']['logSerializers']
   }
   return routeLog
 }
@@ -193,5 +208,8 @@ function readAuth (value: unknown): SvcAuthOptions {
   for (const key of Object.keys(value)) {
     if (!['type', 'description', 'verify'].includes(key)) fail(`auth.${key}`, 'absent (auth takes type, description and verify)', value[key])
   }
-  return value as unknown as SvcAuthOptions
+  // A copy: what was checked is what is used, whatever happens to the caller's object afterwards.
+  const auth: SvcAuthOptions = { type: 'bearer', description: value.description }
+  if (value.verify !== undefined) auth.verify = value.verify as SvcVerify
+  return auth
 }

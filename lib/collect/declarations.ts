@@ -1,13 +1,24 @@
+import { describeValue } from '../describe.js'
 import {
-  FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD, FST_SVC_UNMAPPABLE_SCHEMA
+  FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME, FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD,
+  FST_SVC_UNMAPPABLE_SCHEMA
 } from '../errors.js'
 import { isObjectSchema, type Schema, type TypeNames } from '../build/type-map.js'
 import type { SvcLayout } from '../manifest/types.js'
 import { isPlainObject, type Config, type JsonSchema, type SvcChannelOptions, type SvcEventOptions } from '../options.js'
 import { assertDescription, assertName } from './checks.js'
+import { inspectSchema } from './schema-check.js'
 
 export interface EventEntry { description: string, data?: Schema }
 export interface ChannelEntry { description: string }
+
+/**
+ * Names a type cannot have: the manifest's own type names (and `integer`, which maps to one), and the
+ * names JavaScript's `typeof` gives values JSON cannot hold, which a manifest never serves as types.
+ */
+const RESERVED_TYPE_NAMES = new Set([
+  'string', 'number', 'integer', 'boolean', 'array', 'object', 'null', 'undefined', 'bigint', 'symbol', 'function'
+])
 
 /**
  * Types, events and channels declared through the options or `app.svc.*`, until the manifest is built.
@@ -18,6 +29,8 @@ export class Declarations implements TypeNames {
   readonly events = new Map<string, EventEntry>()
   readonly channels = new Map<string, ChannelEntry>()
   private readonly idToName = new Map<string, string>()
+  /** Each registered schema object, so that using the very object elsewhere names its type. */
+  private readonly schemaToName = new Map<object, string>()
   private readonly layout: SvcLayout
   private closed = false
 
@@ -40,18 +53,29 @@ export class Declarations implements TypeNames {
     return this.idToName.get(id) ?? (this.types.has(id) ? id : undefined)
   }
 
+  nameOfSchema (schema: object): string | undefined {
+    return this.schemaToName.get(schema)
+  }
+
   addType (name: string, schema: JsonSchema): void {
-    this.assertOpen(`app.svc.type("${name}")`)
+    this.assertOpen(`app.svc.type(${describeValue(name)})`)
     assertName('type', name, 'types')
+    if (RESERVED_TYPE_NAMES.has(name)) {
+      throw new FST_SVC_INVALID_NAME(`type name "${name}" (types) is reserved: it is a JSON type name, or one a manifest never serves. Choose another name.`)
+    }
     if (!isPlainObject(schema)) throw new FST_SVC_INVALID_OPTION(`type "${name}" must be a JSON Schema object.`)
     this.assertNew(this.types, 'type', name)
+    // Checked before Fastify sees it: its validator compiler would fail on it later, naming no type.
+    inspectSchema(schema, `type "${name}"`)
     this.types.set(name, schema)
     this.onType(name, schema)
     if (typeof schema.$id === 'string') this.idToName.set(schema.$id, name)
+    // The first name wins when one object is registered under two.
+    if (!this.schemaToName.has(schema)) this.schemaToName.set(schema, name)
   }
 
   addEvent (name: string, options: SvcEventOptions): void {
-    this.assertOpen(`app.svc.event("${name}")`)
+    this.assertOpen(`app.svc.event(${describeValue(name)})`)
     assertName('event', name, 'events')
     if (!isPlainObject(options)) throw new FST_SVC_INVALID_OPTION(`event "${name}" must be an object { description, data? }.`)
     assertDescription(options.description, `event "${name}"`)
@@ -61,14 +85,15 @@ export class Declarations implements TypeNames {
     if (options.data !== undefined && !isObjectSchema(options.data)) {
       throw new FST_SVC_UNMAPPABLE_SCHEMA(`event "${name}": "data" must be an object schema (each property is a payload field), for example Type.Object({ items: Type.Array(Type.String()) }).`)
     }
+    if (options.data !== undefined) inspectSchema(options.data, `event "${name}" data`)
     this.assertNew(this.events, 'event', name)
     this.events.set(name, { description: options.description, data: options.data as Schema | undefined })
   }
 
   addChannel (name: string, options: SvcChannelOptions): void {
-    this.assertOpen(`app.svc.channel("${name}")`)
+    this.assertOpen(`app.svc.channel(${describeValue(name)})`)
     if (this.layout !== '0.5.0') {
-      throw new FST_SVC_LAYOUT_FIELD(`channel "${name}": channels exist only in layout "0.5.0". Set svc: '0.5.0' or remove the channel.`)
+      throw new FST_SVC_LAYOUT_FIELD(`channel ${describeValue(name)}: channels exist only in layout "0.5.0". Set svc: '0.5.0' or remove the channel.`)
     }
     assertName('channel', name, 'channels')
     if (!isPlainObject(options)) throw new FST_SVC_INVALID_OPTION(`channel "${name}" must be an object { description }.`)

@@ -220,7 +220,7 @@ t.test('an unmappable event field or type property names it', async (t) => {
   await t.rejects(readyApp({ types: { Thing: Type.Object({ blob: Type.Unknown() }) } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Thing"\.blob/ })
   await t.rejects(readyApp({ types: { When: { type: 'date' } } }),
-    { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "When": "date" is not a JSON Schema type/ })
+    { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "When"\.type: "date" is not a JSON Schema type/ })
   await t.rejects(readyApp({ types: { Anything: {} } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Anything"/ })
 })

@@ -1,0 +1,20 @@
+/**
+ * One error for all the problems of the kind found first, so that `ready()` reports every name clash (or
+ * every bad route option, …) of an app at once rather than one per boot. The error is of that kind's own
+ * class and code; its message lists each problem on a line of its own.
+ */
+export function togetherByKind (errors: readonly Error[]): Error {
+  const first = errors[0]
+  const code = codeOf(first)
+  const same = errors.filter((error) => codeOf(error) === code)
+  if (same.length === 1) return first
+  const ErrorClass = first.constructor as new (detail: string) => Error
+  // The fixed text of the code, e.g. "Duplicate name: ", which each message starts with.
+  const prefix = new ErrorClass('').message
+  const details = same.map(({ message }) => message.startsWith(prefix) ? message.slice(prefix.length) : message)
+  return new ErrorClass(`${same.length} problems:\n- ${details.join('\n- ')}`)
+}
+
+function codeOf (error: Error): unknown {
+  return (error as { code?: unknown }).code
+}
