@@ -132,7 +132,6 @@ function fail (option: string, expected: string, actual: unknown): never {
   throw new FST_SVC_INVALID_OPTION(`"${option}" must be ${expected}; got ${describeValue(actual)}.`)
 }
 
-
 export function isPlainObject (value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
