@@ -265,3 +265,36 @@ t.test('options given as a function must give an object', async (t) => {
 t.test('a value JSON cannot write is still named', async (t) => {
   await t.rejects(ready(app({ version: Symbol('2.3.0') })), { code: 'FST_SVC_INVALID_OPTION', message: /"version" must be a non-empty string; got Symbol\(2\.3\.0\)/ })
 })
+
+t.test('every name clash is reported at once, in one error', async (t) => {
+  const error = await ready(app({}, (fastify) => {
+    fastify.get('/a', { svc: { name: 'same', description: 'A' } }, async () => ({}))
+    fastify.post('/b', { svc: { name: 'same', description: 'B' } }, async () => ({}))
+    fastify.get('/cart', { svc: { description: 'Cart' } }, async () => ({}))
+    fastify.post('/cart', { svc: { description: 'Cart' } }, async () => ({}))
+    fastify.get('/:only', { svc: { description: 'Nameless' } }, async () => ({}))
+  })).catch((caught: Error) => caught)
+  t.match(error, { code: 'FST_SVC_DUPLICATE_NAME' })
+  t.equal((error as Error).message, [
+    'Duplicate name: 2 problems:',
+    '- routes GET /a and POST /b are both command "same". Set svc.name on one of them.',
+    '- routes GET /cart and POST /cart are both command "cart". Set svc.name on one of them.'
+  ].join('\n'), 'the clashes first, every one of them; the underivable name waits for the next boot')
+})
+
+t.test('problems of one kind from several routes are reported together, each once', async (t) => {
+  const error = await ready(app({}, (fastify) => {
+    fastify.get('/a', { svc: { description: 'A', hints: { fast: true } as never } }, async () => ({}))
+    fastify.get('/b', { svc: { description: 'B', tags: 'b' as never } }, async () => ({}))
+    fastify.get('/c', { svc: { description: 'C', auth: 'maybe' as never } }, async () => ({}))
+  })).catch((caught: Error) => caught)
+  t.match(error, { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /^Invalid svc route option: 3 problems:\n- route GET \/a: svc\.hints\.fast .*\n- route GET \/b: svc\.tags .*\n- route GET \/c: svc\.auth / })
+})
+
+t.test('mapping problems of several commands are reported together', async (t) => {
+  const error = await ready(app({}, (fastify) => {
+    fastify.get('/a', { schema: { response: { 200: { anyOf: [{ type: 'string' }, { type: 'number' }] } } }, svc: { description: 'A' } }, async () => 1)
+    fastify.get('/b', { svc: { description: 'B', returns: {} } }, async () => ({}))
+  })).catch((caught: Error) => caught)
+  t.match(error, { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /2 problems:\n- GET \/a schema\.response\.200: it allows string, number\. .*\n- GET \/b svc\.returns: it declares no type/ })
+})
