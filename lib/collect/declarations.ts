@@ -19,6 +19,12 @@ export interface ChannelEntry { description: string }
 const RESERVED_TYPE_NAMES = new Set([
   'string', 'number', 'integer', 'boolean', 'array', 'object', 'null', 'undefined', 'bigint', 'symbol', 'function'
 ])
+/**
+ * Names a type cannot have because it is shared with Fastify under its name, and Fastify's shared schemas
+ * (and Ajv's) are looked up in plain objects, where these names are taken by `Object.prototype`: a `$ref`
+ * to such a type would resolve to something else, and validate nothing.
+ */
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype))
 
 /**
  * Types, events and channels declared through the options or `app.svc.*`, until the manifest is built.
@@ -63,10 +69,17 @@ export class Declarations implements TypeNames {
     if (RESERVED_TYPE_NAMES.has(name)) {
       throw new FST_SVC_INVALID_NAME(`type name "${name}" (types) is reserved: it is a JSON type name, or one a manifest never serves. Choose another name.`)
     }
+    if (PROTOTYPE_NAMES.has(name)) {
+      throw new FST_SVC_INVALID_NAME(`type name "${name}" (types) is a property of Object.prototype: Fastify and Ajv look shared schemas up by name in plain objects, so a $ref to it would not reach it. Choose another name.`)
+    }
     if (!isPlainObject(schema)) throw new FST_SVC_INVALID_OPTION(`type "${name}" must be a JSON Schema object.`)
     this.assertNew(this.types, 'type', name)
     // Checked before Fastify sees it: its validator compiler would fail on it later, naming no type.
     inspectSchema(schema, `type "${name}"`)
+    const protoKey = protoKeyIn(schema, `type "${name}"`)
+    if (protoKey !== undefined) {
+      throw new FST_SVC_INVALID_NAME(`${protoKey} has a key named "__proto__". A type is shared with Fastify, which copies shared schemas in a way that turns such a key into the object's prototype, so it would validate something else. Rename it, or declare the schema in svc.params or a route schema instead.`)
+    }
     this.types.set(name, schema)
     this.onType(name, schema)
     if (typeof schema.$id === 'string') this.idToName.set(schema.$id, name)
@@ -114,4 +127,18 @@ export class Declarations implements TypeNames {
   private assertNew (map: Map<string, unknown>, kind: string, name: string): void {
     if (map.has(name)) throw new FST_SVC_DUPLICATE_NAME(`${kind} "${name}" is registered twice. Give each ${kind} its own name.`)
   }
+}
+
+/** Where in a value (inspected already, so of bounded depth) an own key named `__proto__` is, if anywhere. */
+function protoKeyIn (value: unknown, path: string): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  if (Object.hasOwn(value, '__proto__')) return path
+  const entries: Array<[string, unknown]> = Array.isArray(value)
+    ? value.map((item, index) => [`${path}[${index}]`, item])
+    : Object.keys(value).map((key) => [`${path}.${key}`, (value as Record<string, unknown>)[key]])
+  for (const [at, child] of entries) {
+    const found = protoKeyIn(child, at)
+    if (found !== undefined) return found
+  }
+  return undefined
 }

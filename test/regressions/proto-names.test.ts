@@ -27,12 +27,12 @@ function sha256 (text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex')
 }
 
-t.test('param, event field, type property and type names such as __proto__ are all served', async (t) => {
+t.test('param, event field and type property names such as __proto__ are all served', async (t) => {
   const app = await readyApp({
-    types: withKeys([['__proto__', objectSchema(NAMES)], ['constructor', { type: 'string' }]]) as never,
+    types: withKeys([['Thing', objectSchema(NAMES.slice(1))], ['$proto', { type: 'string' }]]) as never,
     events: { 'thing.changed': { description: 'Changed', data: objectSchema(NAMES) } }
   }, (app) => {
-    app.post('/things', { svc: { description: 'Make a thing', params: objectSchema(NAMES), returns: { $ref: '__proto__' } } }, async (request) => request.body)
+    app.post('/things', { svc: { description: 'Make a thing', params: objectSchema(NAMES), returns: { $ref: 'Thing' } } }, async (request) => request.body)
   })
   const manifest = await fetchManifest(app)
   const params = manifest.commands.things.params ?? {}
@@ -40,9 +40,9 @@ t.test('param, event field, type property and type names such as __proto__ are a
   t.equal(Object.getPrototypeOf(params), Object.prototype, 'the parsed body has plain objects: __proto__ is an own key')
   t.same(params.__proto__, { type: 'string', required: true, description: 'the __proto__' })
   t.same(Object.keys(manifest.events['thing.changed'].data ?? {}), NAMES)
-  t.same(Object.keys(manifest.types), ['__proto__', 'constructor'])
-  t.same(Object.keys(manifest.types.__proto__.properties ?? {}), NAMES)
-  t.same(manifest.commands.things.returns, { type: '__proto__' })
+  t.same(Object.keys(manifest.types), ['$proto', 'Thing'])
+  t.same(Object.keys(manifest.types.Thing.properties ?? {}), NAMES.slice(1))
+  t.same(manifest.commands.things.returns, { type: 'Thing' })
   t.same(Object.keys(app.svc.manifest.commands.things.params ?? {}), NAMES, 'app.svc.manifest too')
   // The route validates what the manifest describes.
   const missing = await app.inject({ method: 'POST', url: '/things', payload: '{"constructor":"x"}', headers: { 'content-type': 'application/json' } })
@@ -83,9 +83,23 @@ t.test('checksumOf on objects built with __proto__ as an own key', async (t) => 
   t.equal(checksumOf(commands as never), sha256(canonicalize(commands) as string))
 })
 
+t.test('type names that are properties of Object.prototype are refused by name, never lost', async (t) => {
+  for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf']) {
+    await t.rejects(readyApp({ types: withKeys([[name, { type: 'string' }]]) as never }),
+      { code: 'FST_SVC_INVALID_NAME', message: new RegExp(`type name "${name.replaceAll('$', '\\$')}" \\(types\\) is a property of Object\\.prototype`) }, name)
+  }
+})
+
+t.test('a __proto__ key in a registered type is refused: Fastify\'s copy of shared schemas would turn it into a prototype', async (t) => {
+  await t.rejects(readyApp({ types: { Thing: objectSchema(['ok', '__proto__']) } }),
+    { code: 'FST_SVC_INVALID_NAME', message: /type "Thing"\.properties has a key named "__proto__"/ })
+  await t.rejects(readyApp({ types: { Thing: { type: 'object', default: JSON.parse('{"a":[{"__proto__":1}]}') } } }),
+    { code: 'FST_SVC_INVALID_NAME', message: /type "Thing"\.default\.a\[0\] has a key named "__proto__"/ })
+})
+
 t.test('Object.prototype is left alone', async (t) => {
   const before = Object.getOwnPropertyNames(Object.prototype).sort()
-  await readyApp({ types: withKeys([['__proto__', objectSchema(['polluted'])]]) as never }, (app) => {
+  await readyApp({ types: withKeys([['Polluter', objectSchema(['polluted', 'constructor'])]]) as never }, (app) => {
     app.post('/p', { svc: { description: 'P', params: objectSchema(['__proto__']) } }, async () => ({}))
   })
   t.same(Object.getOwnPropertyNames(Object.prototype).sort(), before)
