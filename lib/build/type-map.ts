@@ -13,6 +13,8 @@ export interface TypeNames {
   nameOfId (id: string): string | undefined
   /** The name under which this very object was registered as a type, if it was. */
   nameOfSchema (schema: object): string | undefined
+  /** The `$ref`s inside a registered type's schema. */
+  refsOf (name: string): readonly string[]
 }
 
 /** The manifest's primitive type names. */

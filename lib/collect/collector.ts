@@ -94,11 +94,16 @@ export class RouteCollector {
    * `svc.params` becomes the route's validation schema, so a `$ref` in it must resolve now: otherwise the
    * validator compiler fails first, with an error that does not name the command.
    */
-  private assertRefsKnown (refs: string[], where: string): void {
+  private assertRefsKnown (refs: readonly string[], where: string, checked = new Set<string>()): void {
     for (const ref of refs) {
-      if (refName(ref, this.types) === undefined) {
+      const name = refName(ref, this.types)
+      if (name === undefined) {
         throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${ref}", which is not a registered type. Register it with the "types" option (or app.svc.type() before this route).`)
       }
+      // The validator compiles the types it refers to as well, so their own refs must resolve too.
+      if (checked.has(name)) continue
+      checked.add(name)
+      this.assertRefsKnown(this.types.refsOf(name), `${where} → type "${name}"`, checked)
     }
   }
 }

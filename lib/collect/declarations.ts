@@ -37,6 +37,8 @@ export class Declarations implements TypeNames {
   private readonly idToName = new Map<string, string>()
   /** Each registered schema object, so that using the very object elsewhere names its type. */
   private readonly schemaToName = new Map<object, string>()
+  /** The `$ref`s inside each registered type. */
+  private readonly typeRefs = new Map<string, readonly string[]>()
   private readonly layout: SvcLayout
   private closed = false
 
@@ -63,6 +65,10 @@ export class Declarations implements TypeNames {
     return this.schemaToName.get(schema)
   }
 
+  refsOf (name: string): readonly string[] {
+    return this.typeRefs.get(name) as readonly string[]
+  }
+
   addType (name: string, schema: JsonSchema): void {
     this.assertOpen(`app.svc.type(${describeValue(name)})`)
     assertName('type', name, 'types')
@@ -75,12 +81,13 @@ export class Declarations implements TypeNames {
     if (!isPlainObject(schema)) throw new FST_SVC_INVALID_OPTION(`type "${name}" must be a JSON Schema object.`)
     this.assertNew(this.types, 'type', name)
     // Checked before Fastify sees it: its validator compiler would fail on it later, naming no type.
-    inspectSchema(schema, `type "${name}"`)
+    const refs = inspectSchema(schema, `type "${name}"`)
     const protoKey = protoKeyIn(schema, `type "${name}"`)
     if (protoKey !== undefined) {
       throw new FST_SVC_INVALID_NAME(`${protoKey} has a key named "__proto__". A type is shared with Fastify, which copies shared schemas in a way that turns such a key into the object's prototype, so it would validate something else. Rename it, or declare the schema in svc.params or a route schema instead.`)
     }
     this.types.set(name, schema)
+    this.typeRefs.set(name, refs)
     this.onType(name, schema)
     if (typeof schema.$id === 'string') this.idToName.set(schema.$id, name)
     // The first name wins when one object is registered under two.

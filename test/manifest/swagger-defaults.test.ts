@@ -28,7 +28,7 @@ t.test('svc: {} takes the description and tags of the route schema, and @fastify
     returns: { type: 'array' },
     tags: ['catalog']
   })
-  const operation = (app.swagger() as { paths: Record<string, Record<string, { description: string, tags: string[] }>> }).paths['/search'].get
+  const operation = (app.swagger() as unknown as { paths: Record<string, Record<string, { description: string, tags: string[] }>> }).paths['/search'].get
   t.equal(operation.description, manifest.commands.search.description)
   t.same(operation.tags, manifest.commands.search.tags)
 })

@@ -38,7 +38,7 @@ t.test('param, event field and type property names such as __proto__ are all ser
   const params = manifest.commands.things.params ?? {}
   t.same(Object.keys(params), NAMES, 'every param, in declaration order')
   t.equal(Object.getPrototypeOf(params), Object.prototype, 'the parsed body has plain objects: __proto__ is an own key')
-  t.same(params.__proto__, { type: 'string', required: true, description: 'the __proto__' })
+  t.same(Object.getOwnPropertyDescriptor(params, '__proto__')?.value, { type: 'string', required: true, description: 'the __proto__' })
   t.same(Object.keys(manifest.events['thing.changed'].data ?? {}), NAMES)
   t.same(Object.keys(manifest.types), ['$proto', 'Thing'])
   t.same(Object.keys(manifest.types.Thing.properties ?? {}), NAMES.slice(1))
@@ -55,7 +55,7 @@ t.test('path params named __proto__ and constructor are params of the command', 
   }))
   const params = manifest.commands['things.get'].params ?? {}
   t.same(Object.keys(params), ['__proto__', 'constructor'])
-  t.same(params.__proto__, { type: 'string', required: true })
+  t.same(Object.getOwnPropertyDescriptor(params, '__proto__')?.value, { type: 'string', required: true })
 })
 
 t.test('a __proto__ key in a default is served, and the checksum equals sha256(canonicalize(commands))', async (t) => {
