@@ -7,27 +7,17 @@ const MAX_DESCRIPTION = 120
  * would throw or say nothing.
  */
 export function describeValue (value: unknown): string {
-  switch (typeof value) {
-    case 'undefined': return 'nothing'
-    case 'bigint': return `the BigInt ${value}n`
-    case 'symbol': return String(value)
-    case 'function': return 'a function'
-    case 'string': return cut(JSON.stringify(value))
-  }
+  if (value === undefined) return 'nothing'
+  if (typeof value === 'function') return 'a function'
+  if (typeof value === 'symbol') return String(value)
+  if (typeof value === 'bigint') return `the BigInt ${value}n`
+  let text: string | undefined
   try {
-    return cut(JSON.stringify(value, jsonSafe) ?? String(value))
+    text = JSON.stringify(value, (_key, item: unknown) => typeof item === 'bigint' ? `${item}n` : item)
   } catch {
     // A cycle, or nesting deeper than the stack allows.
-    return Array.isArray(value) ? 'an array that cannot be written as JSON' : 'an object that cannot be written as JSON'
   }
-}
-
-/** Writes what JSON cannot hold as a readable marker, so the rest of the value still shows. */
-function jsonSafe (_key: string, value: unknown): unknown {
-  if (typeof value === 'bigint') return `${value}n`
-  if (typeof value === 'function') return '[function]'
-  if (typeof value === 'symbol') return `[${String(value)}]`
-  return value
+  return text === undefined ? 'a value that cannot be written as JSON' : cut(text)
 }
 
 function cut (text: string): string {

@@ -49,7 +49,7 @@ function copyOf (value: unknown, depth: number, fail: JsonValueFailure): unknown
 
 function kindOf (value: object): string {
   const name = (value.constructor as { name?: unknown } | undefined)?.name
-  return typeof name === 'string' && name !== '' ? `a ${name}` : 'an object with a prototype'
+  return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object with a prototype of its own'
 }
 
 function refuse (where: string, what: string): never {

@@ -9,9 +9,9 @@ export function togetherByKind (errors: readonly Error[]): Error {
   const same = errors.filter((error) => codeOf(error) === code)
   if (same.length === 1) return first
   const ErrorClass = first.constructor as new (detail: string) => Error
-  // The fixed text of the code, e.g. "Duplicate name: ", which each message starts with.
+  // The fixed text of the code, e.g. "Duplicate name: ", which each message of the class starts with.
   const prefix = new ErrorClass('').message
-  const details = same.map(({ message }) => message.startsWith(prefix) ? message.slice(prefix.length) : message)
+  const details = same.map(({ message }) => message.slice(prefix.length))
   return new ErrorClass(`${same.length} problems:\n- ${details.join('\n- ')}`)
 }
 

@@ -60,7 +60,7 @@ function schemaAt (schema: unknown, path: string, depth: number, refs: string[])
       else schemaAt(value, at, depth + 1, refs)
     } else {
       // An annotation or a keyword this walk does not know: it holds JSON, and schemas only by convention.
-      otherAt(value, at, depth + 1, refs)
+      otherAt(value, at, depth + 1)
     }
   }
 }
@@ -78,8 +78,11 @@ function schemaListAt (value: unknown, path: string, depth: number, refs: string
   for (let index = 0; index < value.length; index++) schemaAt(value[index], `${path}[${index}]`, depth + 1, refs)
 }
 
-/** Values under keywords the walk does not know: JSON only, and `$ref`s in them are still refs. */
-function otherAt (value: unknown, path: string, depth: number, refs: string[]): void {
+/**
+ * Values under keywords the walk does not know (`required`, `x-…` annotations): JSON only. A `$ref` in them
+ * is data, as it is to the validator.
+ */
+function otherAt (value: unknown, path: string, depth: number): void {
   if (value === undefined || value === null) return
   if (typeof value !== 'object') {
     if (typeof value === 'bigint' || typeof value === 'function' || typeof value === 'symbol') {
@@ -90,15 +93,8 @@ function otherAt (value: unknown, path: string, depth: number, refs: string[]): 
   if (depth >= MAX_SCHEMA_DEPTH) {
     unmappable(`${path} nests more than ${MAX_SCHEMA_DEPTH} levels deep, or contains itself.`)
   }
-  if (Array.isArray(value)) {
-    for (let index = 0; index < value.length; index++) otherAt(value[index], `${path}[${index}]`, depth + 1, refs)
-    return
-  }
   const object = value as Record<string, unknown>
-  if (typeof object.$ref === 'string') refs.push(object.$ref)
-  for (const key of Object.keys(object)) {
-    if (key !== '$ref') otherAt(object[key], `${path}.${key}`, depth + 1, refs)
-  }
+  for (const key of Object.keys(object)) otherAt(object[key], Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, depth + 1)
 }
 
 function checkType (type: unknown, path: string): void {

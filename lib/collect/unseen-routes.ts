@@ -91,37 +91,38 @@ function nameOf ({ path, methods }: PrintedRoute): string {
   return `${methods.join(', ')} ${path}`
 }
 
-/** The paths the router registers for a URL: two for a last optional param (`/a/:id?`: `/a/:id` and `/a`). */
+/**
+ * The paths the router registers for a URL, as it prints them: two for a last optional param (`/a/:id?`:
+ * `/a/:id` and `/a`), and `::` (a literal colon) as the `:` it stands for.
+ */
 function routerPaths (url: string): string[] {
-  if (!OPTIONAL_PARAM.test(url)) return [url]
-  return [url.replace(OPTIONAL_PARAM, '$1$2'), url.replace(OPTIONAL_PARAM, '$2') || '/']
+  const paths = OPTIONAL_PARAM.test(url) ? [url.replace(OPTIONAL_PARAM, '$1$2'), url.replace(OPTIONAL_PARAM, '$2') || '/'] : [url]
+  return paths.map((path) => path.replaceAll('::', ':'))
 }
 
 /**
- * A path as the router may print it, reduced to what tells two routes apart whatever the router's options:
+ * A path as the router prints it, reduced to what tells two routes apart whatever the router's options:
  * lower case, single slashes, no trailing slash, each param (its regexp included, or the `:a|:b` of two
- * names sharing a node) one marker.
+ * names sharing a node) one marker. The router prints a literal colon as `:` too, so it counts as a param
+ * here, on both sides of the comparison alike.
  */
-export function shapeOf (path: string): string {
+function shapeOf (path: string): string {
   let shape = path.toLowerCase().replace(/\/{2,}/g, '/')
   if (shape.length > 1 && shape.endsWith('/')) shape = shape.slice(0, -1)
   let out = ''
   for (let index = 0; index < shape.length; index++) {
-    if (shape[index] !== ':') {
-      out += shape[index]
-    } else if (shape[index + 1] === ':') {
-      out += '::'
-      index++
-    } else {
+    if (shape[index] === ':') {
       out += PARAM
       index = endOfParam(shape, index) - 1
+    } else {
+      out += shape[index]
     }
   }
   return out
 }
 
 /** The routes of a `printRoutes()` tree: each node's path is its ancestors' parts and its own. */
-export function printedRoutes (tree: string): PrintedRoute[] {
+function printedRoutes (tree: string): PrintedRoute[] {
   const routes: PrintedRoute[] = []
   const parts: string[] = []
   let path = ''

@@ -298,3 +298,16 @@ t.test('mapping problems of several commands are reported together', async (t) =
   })).catch((caught: Error) => caught)
   t.match(error, { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /2 problems:\n- GET \/a schema\.response\.200: it allows string, number\. .*\n- GET \/b svc\.returns: it declares no type/ })
 })
+
+t.test('svc.params check the refs of the types they refer to, since the validator compiles those too', async (t) => {
+  await t.rejects(ready(app({ types: { Cart: { type: 'object', properties: { line: { $ref: 'Line' } } } } }, (fastify) => {
+    fastify.post('/cart', { svc: { description: 'Cart', params: Type.Object({ cart: Type.Ref('Cart') }) } }, async () => ({}))
+  })), { code: 'FST_SVC_UNKNOWN_REF', message: /POST \/cart svc\.params → type "Cart" refers to "Line", which is not a registered type/ })
+  const types = {
+    Node: { type: 'object', properties: { next: { $ref: 'Link' } } },
+    Link: { anyOf: [{ $ref: 'Node' }, { type: 'null' }] }
+  }
+  await t.resolves(ready(app({ types }, (fastify) => {
+    fastify.post('/node', { svc: { description: 'Node', params: Type.Object({ node: Type.Ref('Node') }) } }, async () => ({}))
+  })), 'types that refer to each other')
+})

@@ -52,7 +52,8 @@ const cases: Array<[string, Record<string, unknown>, Routes | undefined, string,
     const hints: Record<string, unknown> = {}
     hints.idempotent = hints
     app.get('/a', { svc: { description: 'A', hints: hints as never } }, async () => ({}))
-  }, 'FST_SVC_INVALID_ROUTE_OPTION', /svc\.hints\.idempotent must be a boolean; got an object that cannot be written as JSON/],
+  }, 'FST_SVC_INVALID_ROUTE_OPTION', /svc\.hints\.idempotent must be a boolean; got a value that cannot be written as JSON/],
+  ['a BigInt inside an option', { version: [1n] }, undefined, 'FST_SVC_INVALID_OPTION', /"version" must be a non-empty string; got \["1n"\]/],
   ['anyOf: [true] in svc.returns', {}, (app) => app.get('/a', { svc: { description: 'A', returns: { anyOf: [true] } } }, async () => ({})),
     'FST_SVC_UNMAPPABLE_SCHEMA', /GET \/a svc\.returns is the boolean schema true, which allows any value/],
   ['properties: { a: true } in svc.params', {}, (app) => app.post('/a', { svc: { description: 'A', params: params({ a: true }) } }, async () => ({})),
@@ -73,6 +74,12 @@ const cases: Array<[string, Record<string, unknown>, Routes | undefined, string,
     'FST_SVC_INVALID_JSON_VALUE', /GET \/a schema\.querystring\.a default holds a function/],
   ['a Date default', {}, (app) => app.get('/a', { schema: { querystring: params({ a: { type: 'string', default: new Date(0) } }) }, svc: { description: 'A' } }, async () => ({})),
     'FST_SVC_INVALID_JSON_VALUE', /default holds a Date, which is not a plain object/],
+  ['a default whose prototype is another object', {}, (app) => app.get('/a', { schema: { querystring: params({ a: { type: 'object', default: Object.create({ inherited: 1 }) } }) }, svc: { description: 'A' } }, async () => ({})),
+    'FST_SVC_INVALID_JSON_VALUE', /default holds an object with a prototype of its own, which is not a plain object/],
+  ['a BigInt under an annotation in svc.params', {}, (app) => app.post('/a', { svc: { description: 'A', params: params({ a: { type: 'string', 'x-meta': { limits: [1, 10n] } } }) } }, async () => ({})),
+    'FST_SVC_UNMAPPABLE_SCHEMA', /svc\.params\.properties\.a\.x-meta\.limits\[1\] holds the BigInt 10n; a schema holds JSON values only/],
+  ['a 3,000-deep annotation in a type', { types: { T: { type: 'string', 'x-meta': deepSchema(3000, (inner) => ({ a: inner })) } } }, undefined,
+    'FST_SVC_UNMAPPABLE_SCHEMA', /type "T"\.x-meta(\.a)+ nests more than 64 levels deep, or contains itself/],
   ['a cyclic default', {}, (app) => {
     const value: Record<string, unknown> = {}
     value.self = value
@@ -138,6 +145,16 @@ t.test('a layout 1.0 app refuses a channel named by a symbol as a layout field',
 t.test('long values are cut short in messages', async (t) => {
   const error = await startupError({ name: 'x'.repeat(500) as never, version: ['y'.repeat(500)] })
   t.match(error, { code: 'FST_SVC_INVALID_OPTION', message: /"version" must be a non-empty string; got \["y+…\./ })
+})
+
+t.test('annotations hold any JSON, a $ref in them included: it is data, not a reference', async (t) => {
+  const app = Fastify()
+  await app.register(svcManifest, { ...requiredOptions, types: { T: { type: 'string', 'x-meta': { $ref: 'Nowhere', tags: ['x', null] } } } })
+  app.get('/a', { svc: { description: 'A', returns: { $ref: 'T' } } }, async () => 'a')
+  // svc.params check the refs of the types they refer to: the annotation's $ref is not one of them.
+  app.post('/b', { ...ownCompilers, svc: { description: 'B', params: params({ t: { $ref: 'T' } }) as never } }, async () => 'b')
+  await app.ready()
+  t.same(app.svc.manifest.types.T, { type: 'string' })
 })
 
 t.test('a schema nesting 60 levels is fine', async (t) => {

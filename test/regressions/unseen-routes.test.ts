@@ -101,6 +101,7 @@ t.test('in an encapsulated context, the routes of that context are seen, whateve
     api.get('/items/:name', async () => ({}))
     api.get('/opt/:id?', async () => ({}))
     api.get('/files/*', async () => ({}))
+    api.get('/at/12::30', async () => ({}))
     api.route({ method: ['GET', 'POST'], url: '/both', handler: async () => ({}) })
     api.get('/versioned', { constraints: { version: '1.0.0' } }, async () => ({}))
     api.get('/versioned', { constraints: { version: '2.0.0' } }, async () => ({}))
