@@ -81,9 +81,10 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
 function reportUnseenRoutes (fastify: FastifyInstance, routes: string[], mode: 'warn' | 'error'): void {
   if (routes.length === 0) return
   const named = routes.slice(0, UNSEEN_ROUTES_NAMED).join('; ') + (routes.length > UNSEEN_ROUTES_NAMED ? `; and ${routes.length - UNSEEN_ROUTES_NAMED} more` : '')
-  const message = `${routes.length} route${routes.length === 1 ? ' was' : 's were'} registered where fastify-svc-manifest cannot see ${routes.length === 1 ? 'it' : 'them'} (before the plugin, or in a context beside it): ${named}. ` +
-    'The manifest does not describe them and their svc.auth is not enforced. Register the plugin first, at the root of the app (await app.register(svcManifest, …)), ' +
-    "or set unseenRoutes: 'ignore' if they are meant to stay out of the manifest."
+  const [count, it, its] = routes.length === 1 ? ['1 route was', 'it', 'its'] : [`${routes.length} routes were`, 'them', 'their']
+  const message = `${count} registered where fastify-svc-manifest cannot see ${it} (before the plugin, or in a context beside it): ${named}. ` +
+    `The manifest does not describe ${it}, and ${its} svc.auth is not enforced. Register the plugin first, at the root of the app ` +
+    "(await app.register(svcManifest, …)), or set unseenRoutes: 'ignore' if they are meant to stay out of the manifest."
   if (mode === 'error') throw new FST_SVC_UNSEEN_ROUTES(message)
   fastify.log.warn({ unseenRoutes: routes }, message)
 }

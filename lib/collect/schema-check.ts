@@ -43,7 +43,7 @@ function schemaAt (schema: unknown, path: string, depth: number, refs: string[])
     unmappable(`${path} is ${describeValue(schema)}, where a schema belongs. Use a schema object such as { type: 'string' } (or true / false).`)
   }
   if (depth >= MAX_SCHEMA_DEPTH) {
-    unmappable(`${path} nests schemas more than ${MAX_SCHEMA_DEPTH} levels deep, or contains itself. Flatten it, or name the repeated part as a registered type and refer to it with $ref.`)
+    unmappable(`${shortened(path)} nests schemas more than ${MAX_SCHEMA_DEPTH} levels deep, or contains itself. Flatten it, or name the repeated part as a registered type and refer to it with $ref.`)
   }
   const node = schema as Record<string, unknown>
   for (const key of Object.keys(node)) {
@@ -91,7 +91,7 @@ function otherAt (value: unknown, path: string, depth: number): void {
     return
   }
   if (depth >= MAX_SCHEMA_DEPTH) {
-    unmappable(`${path} nests more than ${MAX_SCHEMA_DEPTH} levels deep, or contains itself.`)
+    unmappable(`${shortened(path)} nests more than ${MAX_SCHEMA_DEPTH} levels deep, or contains itself.`)
   }
   const object = value as Record<string, unknown>
   for (const key of Object.keys(object)) otherAt(object[key], Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, depth + 1)
@@ -118,6 +118,13 @@ function checkTypeValue (keyword: string, value: unknown, path: string): void {
 /** `default` and `examples`: JSON values; `undefined` stands for no value, as it does for a param's default. */
 function checkValue (value: unknown, path: string): void {
   if (value !== undefined) jsonCopy(value, path)
+}
+
+/** How much of a path an error message shows when the path is as deep as the schema that was too deep. */
+const SHOWN_PATH = 160
+
+function shortened (path: string): string {
+  return path.length > SHOWN_PATH ? `${path.slice(0, SHOWN_PATH)}…` : path
 }
 
 function unmappable (message: string): never {
