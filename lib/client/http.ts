@@ -38,7 +38,10 @@ export interface HttpResponse {
   readonly url: string
   readonly status: number
   readonly headers: Headers
-  /** The whole body (empty when there is none). More than `maxBodySize` bytes: `SVC_CLIENT_BODY_TOO_LARGE`. */
+  /**
+   * The whole body (empty when there is none); read it once, by `bytes()`, `text()` or `stream()`. More
+   * than `maxBodySize` bytes: `SVC_CLIENT_BODY_TOO_LARGE`.
+   */
   bytes (): Promise<Uint8Array>
   /** The body as UTF-8 text, a leading byte order mark dropped, as `Response#text()` reads it. */
   text (): Promise<string>
@@ -67,7 +70,7 @@ export async function exchange<T> (url: string, request: HttpRequest, handle: (r
   }
 }
 
-/** `DEFAULT_TIMEOUT_MS` as people read it, e.g. `10 s` or `250 ms`. */
+/** A duration in milliseconds as people read it: `10 s`, `1.5 s`, `250 ms`. */
 export function formatDuration (ms: number): string {
   return ms >= 1000 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`
 }
