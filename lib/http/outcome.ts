@@ -30,6 +30,8 @@ export interface RouteResponse {
   statusCode: number
   headers: OutgoingHttpHeaders
   rawPayload: Buffer
+  /** `rawPayload` as UTF-8 text, already decoded by light-my-request. */
+  payload: string
 }
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -63,37 +65,36 @@ export function outcomeOf (response: RouteResponse): Outcome {
   return outcome
 }
 
-function successOf ({ headers, rawPayload }: RouteResponse): Success {
+function successOf ({ headers, rawPayload, payload }: RouteResponse): Success {
   if (rawPayload.length === 0) return { ok: true, result: null }
   const contentType = headers['content-type'] as string | undefined
   const kind = bodyKind(contentType)
   if (kind === 'json') {
-    const text = rawPayload.toString('utf8')
     try {
-      return { ok: true, result: JSON.parse(text) }
+      return { ok: true, result: JSON.parse(payload) }
     } catch {
       // A route that calls its body JSON but sends something else: the text is all there is to pass on.
-      return { ok: true, result: text }
+      return { ok: true, result: payload }
     }
   }
-  if (kind === 'text') return { ok: true, result: rawPayload.toString('utf8') }
+  if (kind === 'text') return { ok: true, result: payload }
   return { ok: true, result: rawPayload.toString('base64'), encoding: 'base64', contentType: contentType ?? 'application/octet-stream' }
 }
 
 /** `message` is what the route sent, never more: Fastify's error JSON `message`, a text body, else the status text. */
-function failureOf ({ statusCode, headers, rawPayload }: RouteResponse): Failure {
+function failureOf ({ statusCode, headers, payload }: RouteResponse): Failure {
   // A redirect or other non-2xx, non-error status cannot be the status of an envelope with a body.
   const status = statusCode >= 400 ? statusCode : 502
   const error: CommandError = { code: codeOfStatus(status), message: '', status }
   const kind = bodyKind(headers['content-type'] as string | undefined)
   let sent: unknown
-  if (kind === 'json') sent = parseOrUndefined(rawPayload.toString('utf8'))
+  if (kind === 'json') sent = parseOrUndefined(payload)
   if (sent !== null && typeof sent === 'object') {
     const { message, code } = sent as { message?: unknown, code?: unknown }
     if (typeof message === 'string') error.message = message
     if (typeof code === 'string') error.cause = code
   } else if (kind === 'text') {
-    error.message = rawPayload.toString('utf8')
+    error.message = payload
   }
   if (error.message === '') error.message = statusCode >= 400 ? STATUS_CODES[statusCode] ?? `HTTP ${statusCode}` : `The route answered ${statusCode}, which is not a result.`
   return { ok: false, error }

@@ -47,12 +47,12 @@ function resolveString (text: string, results: StepResults): unknown {
   }
   const [, name, path] = match
   const step = name === 'prev' ? results.prev : results.named.get(name)
-  if (step === undefined) throw new UnresolvedReference(`reference "${text}" does not resolve: ${missingStep(name)}.`)
+  if (step === undefined) throw new UnresolvedReference(`Reference "${text}" does not resolve: ${missingStep(name)}.`)
   let current = step.result
   let walked = `$${name}`
   for (const [segment, key, index] of path.matchAll(SEGMENT)) {
     const next = index === undefined ? propertyOf(current, key) : itemOf(current, Number(index))
-    if (next === undefined) throw new UnresolvedReference(`reference "${text}" does not resolve: ${walked} has no ${index === undefined ? `key "${key}"` : `item ${index}`}.`)
+    if (next === undefined) throw new UnresolvedReference(`Reference "${text}" does not resolve: ${walked} has no ${index === undefined ? `key "${key}"` : `item ${index}`}.`)
     current = next.value
     walked += segment
   }

@@ -132,11 +132,11 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>): 
 type Piece = { text: string, invalid?: undefined } | { invalid: string }
 
 function pathSegment (name: string, value: unknown, given: boolean): Piece {
-  if (!given) return { invalid: `missing path param "${name}": the route's URL needs it.` }
-  if (!isScalar(value)) return { invalid: `path param "${name}" must be a string, number or boolean; got ${kindOf(value)}.` }
+  if (!given) return { invalid: `Missing path param "${name}": the route's URL needs it.` }
+  if (!isScalar(value)) return { invalid: `Path param "${name}" must be a string, number or boolean; got ${kindOf(value)}.` }
   const text = String(value)
   // A URL parser folds "." and ".." segments into the path, which would reach another route.
-  if (text === '' || text === '.' || text === '..') return { invalid: `path param "${name}" cannot be ${JSON.stringify(text)}: a URL cannot carry it as a segment.` }
+  if (text === '' || text === '.' || text === '..') return { invalid: `Path param "${name}" cannot be ${JSON.stringify(text)}: a URL cannot carry it as a segment.` }
   return { text: encodeURIComponent(text) }
 }
 
@@ -149,7 +149,7 @@ function queryPairs (name: string, value: unknown): Piece {
   for (const item of items) {
     if (!isScalar(item)) {
       const what = Array.isArray(value) ? `an array holding ${kindOf(item)}` : kindOf(value)
-      return { invalid: `query param "${name}" must be a string, number, boolean or an array of them; got ${what}, which a query string cannot carry.` }
+      return { invalid: `Query param "${name}" must be a string, number, boolean or an array of them; got ${what}, which a query string cannot carry.` }
     }
     text += `${text === '' ? '' : '&'}${key}=${encodeURIComponent(String(item))}`
   }
