@@ -3,7 +3,7 @@ import { isPlainObject } from '../options.js'
 import type { Dispatcher } from './dispatch.js'
 import { relayHeaders, sendInvalidRequest } from './envelope.js'
 import { refusal, type Outcome } from './outcome.js'
-import { resolveReferences, UnresolvedReference, type StepResults } from './references.js'
+import { resolveReferences, type StepResults, type UnresolvedReference } from './references.js'
 
 interface Step {
   command: string
@@ -57,8 +57,7 @@ async function runStep (dispatcher: Dispatcher, request: FastifyRequest, step: S
   try {
     params = resolveReferences(step.params, reachable)
   } catch (error) {
-    if (!(error instanceof UnresolvedReference)) throw error
-    return refusal(400, 'INVALID_PARAMS', error.message)
+    return refusal(400, 'INVALID_PARAMS', (error as UnresolvedReference).message)
   }
   return await dispatcher.dispatch(request, step.command, params)
 }

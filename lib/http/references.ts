@@ -17,7 +17,7 @@ export interface StepResults {
 const REFERENCE = /^\$([A-Za-z_][A-Za-z0-9_]*)((?:\.[^.[\]]+|\[\d+\])*)$/
 const SEGMENT = /\.([^.[\]]+)|\[(\d+)\]/g
 
-/** Thrown while params are resolved; the step fails with `INVALID_PARAMS` and this message. */
+/** The only error `resolveReferences` throws; the step fails with `INVALID_PARAMS` and this message. */
 export class UnresolvedReference extends Error {}
 
 /**
@@ -25,7 +25,13 @@ export class UnresolvedReference extends Error {}
  * prototype, so a `__proto__` key stays an ordinary key. Throws `UnresolvedReference`.
  */
 export function resolveReferences (params: Record<string, unknown>, results: StepResults): Record<string, unknown> {
-  return resolveValue(params, results) as Record<string, unknown>
+  try {
+    return resolveValue(params, results) as Record<string, unknown>
+  } catch (error) {
+    if (error instanceof UnresolvedReference) throw error
+    // The walk recurses; JSON.parse, which built the params, does not.
+    throw new UnresolvedReference('The params are nested too deeply to look for references in them.')
+  }
 }
 
 function resolveValue (value: unknown, results: StepResults): unknown {

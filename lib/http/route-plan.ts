@@ -23,6 +23,8 @@ export interface RoutePlan {
   /** The URL's static text around its path params: `literals[i]`, param `pathParams[i]`, `literals[i + 1]`, … */
   literals: string[]
   pathParams: string[]
+  /** The name of a last `:name?` param, which may be left out: the URL then ends before it. */
+  optionalParam?: string
   /** Null-prototype: a param called `__proto__` or `constructor` is looked up like any other. */
   places: Record<string, ParamPlace>
   extraPlace: 'query' | 'body'
@@ -34,7 +36,7 @@ export interface RoutePlan {
 export type PlannedRequest = { url: string, payload: string | undefined } | { invalid: string }
 
 export function planRoute (command: CommandRoute): RoutePlan {
-  const { literals, pathParams } = splitTemplate(command.url)
+  const { literals, pathParams, optionalParam } = splitTemplate(command.url)
   const places: Record<string, ParamPlace> = Object.create(null)
   for (const name of Object.keys(command.places)) places[name] = command.places[name]
   for (const name of pathParams) places[name] = 'path'
@@ -43,6 +45,7 @@ export function planRoute (command: CommandRoute): RoutePlan {
     method: command.method,
     literals,
     pathParams,
+    optionalParam,
     places,
     extraPlace: command.extraPlace,
     alwaysBody: command.extraPlace === 'body'
@@ -51,12 +54,13 @@ export function planRoute (command: CommandRoute): RoutePlan {
 
 /**
  * Splits a find-my-way URL into static text and path param names: `:name` ends at `(`, `-`, `.` or `/`
- * and may carry a regexp in brackets (skipped) or a trailing `?` (optional); `::` is a literal `:`; `*` is
- * the wildcard param, named `*`.
+ * and may carry a regexp in brackets (skipped); a last param may be optional (`:name?`); `::` is a literal
+ * `:`; `*` is the wildcard param, named `*`.
  */
-export function splitTemplate (url: string): { literals: string[], pathParams: string[] } {
+export function splitTemplate (url: string): { literals: string[], pathParams: string[], optionalParam?: string } {
   const literals: string[] = []
   const pathParams: string[] = []
+  let optionalParam: string | undefined
   let literal = ''
   for (let index = 0; index < url.length; index++) {
     const char = url[index]
@@ -66,10 +70,13 @@ export function splitTemplate (url: string): { literals: string[], pathParams: s
     } else if (char === ':') {
       let end = index + 1
       while (end < url.length && !'(-./?'.includes(url[end])) end++
-      pathParams.push(url.slice(index + 1, end))
+      const name = url.slice(index + 1, end)
+      pathParams.push(name)
       literals.push(literal)
       literal = ''
-      index = skipRegexp(url, end) - 1
+      index = skipRegexp(url, end)
+      if (url[index] === '?') optionalParam = name
+      else index--
     } else if (char === '*') {
       pathParams.push('*')
       literals.push(literal)
@@ -79,22 +86,21 @@ export function splitTemplate (url: string): { literals: string[], pathParams: s
     }
   }
   literals.push(literal)
-  return { literals, pathParams }
+  return { literals, pathParams, optionalParam }
 }
 
-/** Past a `(regexp)` (find-my-way's escaping: `\\` takes the next character) and an optional `?`. */
+/** Past a `(regexp)`, read as find-my-way reads it: `\\` takes the next character. */
 function skipRegexp (url: string, start: number): number {
   let index = start
-  if (url[index] === '(') {
-    let depth = 0
-    do {
-      if (url[index] === '\\') index++
-      else if (url[index] === '(') depth++
-      else if (url[index] === ')') depth--
-      index++
-    } while (depth > 0 && index < url.length)
-  }
-  return url[index] === '?' ? index + 1 : index
+  if (url[index] !== '(') return index
+  let depth = 0
+  do {
+    if (url[index] === '\\') index++
+    else if (url[index] === '(') depth++
+    else if (url[index] === ')') depth--
+    index++
+  } while (depth > 0 && index < url.length)
+  return index
 }
 
 /**
@@ -105,7 +111,13 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>): 
   let url = plan.literals[0]
   for (let index = 0; index < plan.pathParams.length; index++) {
     const name = plan.pathParams[index]
-    const segment = pathSegment(name, params[name], Object.hasOwn(params, name))
+    const given = Object.hasOwn(params, name)
+    if (!given && name === plan.optionalParam) {
+      // `/files/:name?` without a name is `/files`, as find-my-way registers it.
+      if (url.length > 1 && url.endsWith('/')) url = url.slice(0, -1)
+      break
+    }
+    const segment = pathSegment(name, params[name], given)
     if (segment.invalid !== undefined) return segment
     url += segment.text + plan.literals[index + 1]
   }
@@ -125,8 +137,13 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>): 
     if (pairs.text !== '') query += query === '' ? pairs.text : `&${pairs.text}`
   }
   if (query !== '') url += `?${query}`
-  if (body === undefined && plan.alwaysBody) return { url, payload: '{}' }
-  return { url, payload: body === undefined ? undefined : JSON.stringify(body) }
+  if (body === undefined) return { url, payload: plan.alwaysBody ? '{}' : undefined }
+  try {
+    return { url, payload: JSON.stringify(body) }
+  } catch {
+    // JSON.stringify recurses, JSON.parse does not: a body Fastify parsed may be too deep to write again.
+    return { invalid: 'The params are nested too deeply to be sent as JSON.' }
+  }
 }
 
 type Piece = { text: string, invalid?: undefined } | { invalid: string }
