@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
 import { outcomeOf, refusal, type Outcome, type RouteResponse } from './outcome.js'
-import { planRequest, planRoute, type CommandRoute, type RoutePlan } from './route-plan.js'
+import type { CatalogCommand } from '../catalog.js'
+import { planRequest, planRoute, type RoutePlan } from './route-plan.js'
 
 /** Request headers that describe the caller's own connection or body, not the command call. */
 const NOT_FORWARDED = new Set([
@@ -20,7 +21,7 @@ export class Dispatcher {
   constructor (private readonly app: FastifyInstance) {}
 
   /** Called once the catalog is built: a plan per command, so a call does no parsing of URLs. */
-  prepare (commands: Iterable<CommandRoute>): void {
+  prepare (commands: Iterable<CatalogCommand>): void {
     const plans = new Map<string, RoutePlan>()
     for (const command of commands) plans.set(command.name, planRoute(command))
     this.plans = plans

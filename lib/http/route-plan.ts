@@ -1,22 +1,9 @@
+import type { CatalogCommand, ParamPlace } from '../catalog.js'
+
 /**
  * How to call one command's route: computed once per command at `ready()`, so that turning params into a
  * request is a walk over the params and nothing else.
  */
-
-export type ParamPlace = 'path' | 'query' | 'body'
-
-/** What dispatch needs of a command of the catalog. */
-export interface CommandRoute {
-  name: string
-  method: string
-  /** The route URL as registered (prefix included), e.g. `/carts/:id/items`. */
-  url: string
-  /** Where each declared param goes. */
-  places: Record<string, ParamPlace>
-  /** Where undeclared params go: `body` for POST/PUT/PATCH, else `query`. */
-  extraPlace: 'query' | 'body'
-}
-
 export interface RoutePlan {
   name: string
   method: string
@@ -35,7 +22,7 @@ export interface RoutePlan {
 /** A request to the route, or the reason the params cannot make one (answered as `INVALID_PARAMS`). */
 export type PlannedRequest = { url: string, payload: string | undefined } | { invalid: string }
 
-export function planRoute (command: CommandRoute): RoutePlan {
+export function planRoute (command: CatalogCommand): RoutePlan {
   const { literals, pathParams, optionalParam } = splitTemplate(command.url)
   const places: Record<string, ParamPlace> = Object.create(null)
   for (const name of Object.keys(command.places)) places[name] = command.places[name]

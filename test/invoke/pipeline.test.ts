@@ -11,11 +11,11 @@ const PRODUCTS = [
 async function shopApp (options = {}) {
   const calls: string[] = []
   const app = await readyApp(options, (app) => {
-    app.get('/products', { svc: { name: 'products.search', description: 'Search', params: Type.Object({ q: Type.String() }) } }, async (request) => {
+    app.get<{ Querystring: { q: string } }>('/products', { svc: { name: 'products.search', description: 'Search', params: Type.Object({ q: Type.String() }) } }, async (request) => {
       calls.push('search')
       return PRODUCTS.filter((product) => product.name.toLowerCase().includes(request.query.q))
     })
-    app.get('/products/:sku', { svc: { name: 'products.get', description: 'One product' } }, async (request, reply) => {
+    app.get<{ Params: { sku: string } }>('/products/:sku', { svc: { name: 'products.get', description: 'One product' } }, async (request, reply) => {
       calls.push(`get ${request.params.sku}`)
       return PRODUCTS.find((product) => product.sku === request.params.sku) ?? reply.code(404).send({ message: `No product "${request.params.sku}"` })
     })
