@@ -45,10 +45,6 @@ export class Catalog {
     return this.byName.get(name)
   }
 
-  commands (): Iterable<CatalogCommand> {
-    return this.byName.values()
-  }
-
   get manifest (): Readonly<Manifest> {
     this.parsed ??= deepFreeze(JSON.parse(this.body.toString('utf8')) as Manifest)
     return this.parsed

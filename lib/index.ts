@@ -58,7 +58,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   fastify.get(config.path, { ...config.routeLog, exposeHeadRoute: true }, manifestHandler(() => prepared))
   // Each endpoint of the plugin adds its entry to the manifest's Link header here.
   const links = new EndpointLinks()
-  const dispatcher = new Dispatcher(fastify)
+  const dispatcher = new Dispatcher(fastify, () => catalog)
   registerInvokeRoutes(fastify, config, dispatcher, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
@@ -67,7 +67,6 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     const { manifest, routes } = buildManifest(config, declarations, collector.commands)
     prepared = prepareResponse(manifest, config.maxAge, links.header())
     catalog = new Catalog(prepared.body, prepared.checksum, routes)
-    dispatcher.prepare(catalog.commands())
     declarations.close()
     collector.release()
   })

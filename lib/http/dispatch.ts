@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
 import { outcomeOf, refusal, type Outcome, type RouteResponse } from './outcome.js'
-import type { CatalogCommand } from '../catalog.js'
+import type { Catalog } from '../catalog.js'
 import { planRequest, planRoute, type RoutePlan } from './route-plan.js'
 
 /** Request headers that describe the caller's own connection or body, not the command call. */
@@ -16,19 +16,19 @@ const NOT_FORWARDED = new Set([
  * are reachable; the plugin never adds a credential.
  */
 export class Dispatcher {
-  private plans = new Map<string, RoutePlan>()
+  /**
+   * A command's plan is made on its first call and kept: making them all at `ready()` would cost an app of
+   * 10,000 commands some 40 ms of start-up for commands that may never be invoked.
+   */
+  private readonly plans = new Map<string, RoutePlan>()
 
-  constructor (private readonly app: FastifyInstance) {}
-
-  /** Called once the catalog is built: a plan per command, so a call does no parsing of URLs. */
-  prepare (commands: Iterable<CatalogCommand>): void {
-    const plans = new Map<string, RoutePlan>()
-    for (const command of commands) plans.set(command.name, planRoute(command))
-    this.plans = plans
-  }
+  /** `catalog()` is undefined until `ready()` has built the manifest (and stays so when it failed). */
+  constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined) {}
 
   async dispatch (request: FastifyRequest, command: string, params: Record<string, unknown>): Promise<Outcome> {
-    const plan = this.plans.get(command)
+    const catalog = this.catalog()
+    if (catalog === undefined) return refusal(500, 'INTERNAL_ERROR', 'The app did not start: ready() rejected, and its error says why.')
+    const plan = this.plans.get(command) ?? this.planOf(catalog, command)
     if (plan === undefined) return refusal(404, 'UNKNOWN_COMMAND', `Unknown command "${command}". The manifest lists the commands.`)
     const planned = planRequest(plan, params)
     if ('invalid' in planned) return refusal(400, 'INVALID_PARAMS', planned.invalid)
@@ -48,6 +48,14 @@ export class Dispatcher {
       // Fastify refuses to inject once the app is closing.
       return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
     }
+  }
+
+  private planOf (catalog: Catalog, command: string): RoutePlan | undefined {
+    const route = catalog.command(command)
+    if (route === undefined) return undefined
+    const plan = planRoute(route)
+    this.plans.set(command, plan)
+    return plan
   }
 }
 

@@ -1,8 +1,8 @@
 import type { CatalogCommand, ParamPlace } from '../catalog.js'
 
 /**
- * How to call one command's route: computed once per command at `ready()`, so that turning params into a
- * request is a walk over the params and nothing else.
+ * How to call one command's route: computed once per command (on its first call), so that turning params
+ * into a request is a walk over the params and nothing else.
  */
 export interface RoutePlan {
   name: string

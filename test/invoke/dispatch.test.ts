@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
-import { readyApp } from '../helpers.js'
+import svcManifest from '../../lib/index.js'
+import { readyApp, requiredOptions } from '../helpers.js'
 import { execute } from './helpers.js'
 
 /** How often each handler ran: a refusal "before dispatch" must leave it untouched. */
@@ -288,6 +289,16 @@ t.test('only commands are reachable: names of other routes and paths are unknown
     t.same(response.json(), { ok: false, error: { code: 'UNKNOWN_COMMAND', message: `Unknown command "${command}". The manifest lists the commands.`, status: 404 } })
   }
   t.equal(adminRan, false)
+})
+
+t.test('after a rejected ready(), execute says the app did not start', async (t) => {
+  const app = Fastify()
+  await app.register(svcManifest, requiredOptions)
+  app.get('/ping', { svc: { description: 'Pong', auth: 'required' } }, async () => 'pong')
+  await t.rejects(app.ready(), { code: 'FST_SVC_AUTH_NOT_CONFIGURED' })
+  const response = await execute(app, 'ping')
+  t.equal(response.statusCode, 500)
+  t.same(response.json().error, { code: 'INTERNAL_ERROR', message: 'The app did not start: ready() rejected, and its error says why.', status: 500 })
 })
 
 t.test('a call while the app closes is refused, not left hanging', async (t) => {
