@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { diffManifests } from '../client/diff.js'
+import { callCommand } from './call.js'
 import { generateManifest } from './generate.js'
 import { isUrl, loadVerified } from './load.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print, printError, processOutput, writingTo, type CliOutput } from './output.js'
@@ -12,6 +13,8 @@ type Options = NonNullable<ParseArgsConfig['options']>
 interface Command {
   /** The names of the positionals the command takes, for the usage line. */
   positionals: string[]
+  /** More positionals may follow the named ones. */
+  variadic?: boolean
   options: Options
   run (positionals: string[], values: Record<string, unknown>): Promise<number>
 }
@@ -22,7 +25,8 @@ const COMMANDS: Record<string, Command> = {
   fetch: { positionals: ['url'], options: help, run: fetchCommand },
   check: { positionals: ['url|file'], options: help, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...help, json: { type: 'boolean' } }, run: diffCommand },
-  generate: { positionals: ['module'], options: { ...help, out: { type: 'string', short: 'o' } }, run: generateCommand }
+  generate: { positionals: ['module'], options: { ...help, out: { type: 'string', short: 'o' } }, run: generateCommand },
+  call: { positionals: ['url', 'command'], variadic: true, options: { ...help, params: { type: 'string' }, token: { type: 'string' } }, run: callCommand }
 }
 
 /**
@@ -57,8 +61,8 @@ async function dispatch (args: string[]): Promise<number> {
     print(helpOf(name))
     return EXIT_OK
   }
-  if (positionals.length !== command.positionals.length) {
-    throw usageError(`${name} takes ${command.positionals.map((p) => `<${p}>`).join(' ')}`, name)
+  if (command.variadic === true ? positionals.length < command.positionals.length : positionals.length !== command.positionals.length) {
+    throw usageError(`${name} takes ${command.positionals.map((p) => `<${p}>`).join(' ')}${command.variadic === true ? ' …' : ''}`, name)
   }
   return await command.run(positionals, values)
 }

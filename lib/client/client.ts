@@ -2,7 +2,8 @@ import type { Manifest } from '../manifest/types.js'
 import { freshnessLifetime } from './cache-control.js'
 import type { ManifestDiff } from './changes.js'
 import { diffManifests } from './diff.js'
-import { ManifestClientError } from './errors.js'
+import { ManifestClientError, networkReason } from './errors.js'
+import { createInvoker, type Invoker } from './invoke.js'
 import { checksumErrors, schemaErrors } from './verify.js'
 
 export interface ManifestClientOptions {
@@ -12,6 +13,11 @@ export interface ManifestClientOptions {
   fetch?: typeof fetch
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number
+  /**
+   * Where `execute` and `pipeline` are called: `{invokeUrl}/execute`, `{invokeUrl}/pipeline`. Default: the
+   * endpoints named by the manifest's `Link` header, on the manifest's origin (`/svc/…` when it names none).
+   */
+  invokeUrl?: string | URL
 }
 
 /**
@@ -29,7 +35,7 @@ export interface ManifestResult {
   drift?: ManifestDiff
 }
 
-export interface ManifestClient {
+export interface ManifestClient extends Invoker {
   readonly url: string
   /** The last manifest received and verified, if any. */
   readonly manifest: Manifest | undefined
@@ -43,13 +49,16 @@ interface Cached {
 }
 
 export function createManifestClient (options: ManifestClientOptions): ManifestClient {
-  const { url, fetch: fetchManifest, now } = readOptions(options)
+  const { url, fetch: fetchManifest, now, invokeUrl } = readOptions(options)
   let cached: Cached | undefined
+  /** The Link header of the last manifest response: where the invocation endpoints are. */
+  let link: string | undefined
 
   async function get (): Promise<ManifestResult> {
     if (cached !== undefined && now() < cached.freshUntil) return { manifest: cached.manifest, status: 'fresh' }
     const response = await send(fetchManifest, url, cached?.manifest.checksum)
     if (response.status === 304 && cached !== undefined) {
+      link = response.headers.get('link') ?? undefined
       cached.freshUntil = now() + freshnessLifetime(response.headers)
       return { manifest: cached.manifest, status: 'revalidated' }
     }
@@ -60,26 +69,45 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     const manifest = await readManifest(url, response)
     const previous = cached?.manifest
     cached = { manifest, freshUntil: now() + freshnessLifetime(response.headers) }
+    link = response.headers.get('link') ?? undefined
     if (previous === undefined) return { manifest, status: 'fetched' }
     if (previous.checksum === manifest.checksum) return { manifest, status: 'revalidated' }
     return { manifest, status: 'changed', drift: diffManifests(previous, manifest) }
   }
 
+  const invoker = createInvoker({
+    fetch: fetchManifest,
+    manifestUrl: url,
+    invokeUrl,
+    link: async () => {
+      if (cached === undefined) await get()
+      return link
+    }
+  })
   return {
     url,
     get manifest () { return cached?.manifest },
-    get
+    get,
+    execute: invoker.execute,
+    pipeline: invoker.pipeline
   }
 }
 
-function readOptions (options: ManifestClientOptions): { url: string, fetch: typeof fetch, now: () => number } {
-  const { url, fetch = globalThis.fetch, now = Date.now } = options ?? {}
-  if (!URL.canParse(String(url)) || !/^https?:$/.test(new URL(String(url)).protocol)) {
+function readOptions (options: ManifestClientOptions): { url: string, fetch: typeof fetch, now: () => number, invokeUrl?: string } {
+  const { url, fetch = globalThis.fetch, now = Date.now, invokeUrl } = options ?? {}
+  if (!isHttpUrl(url)) {
     throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', `url must be an absolute http(s) URL of a manifest; got ${JSON.stringify(url) ?? 'nothing'}`)
+  }
+  if (invokeUrl !== undefined && !isHttpUrl(invokeUrl)) {
+    throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', `invokeUrl must be an absolute http(s) URL such as "https://shop.example/svc"; got ${JSON.stringify(invokeUrl)}`)
   }
   if (typeof fetch !== 'function') throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', 'fetch must be a function like the global fetch')
   if (typeof now !== 'function') throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', 'now must be a function returning milliseconds')
-  return { url: new URL(String(url)).href, fetch, now }
+  return { url: new URL(String(url)).href, fetch, now, invokeUrl: invokeUrl === undefined ? undefined : new URL(String(invokeUrl)).href }
+}
+
+function isHttpUrl (url: unknown): boolean {
+  return URL.canParse(String(url)) && /^https?:$/.test(new URL(String(url)).protocol)
 }
 
 async function send (fetchManifest: typeof fetch, url: string, checksum: string | undefined): Promise<Response> {
@@ -90,12 +118,6 @@ async function send (fetchManifest: typeof fetch, url: string, checksum: string 
   } catch (error) {
     throw new ManifestClientError('SVC_CLIENT_NETWORK', `GET ${url} failed: ${networkReason(error)}`, { cause: error })
   }
-}
-
-/** Node's fetch throws "fetch failed" and keeps the useful reason (e.g. ECONNREFUSED) in `cause`. */
-function networkReason (error: unknown): string {
-  const { message, cause } = error as { message?: string, cause?: { message?: string } }
-  return cause?.message ?? message ?? String(error)
 }
 
 /** Parses and verifies a 200 body. Throws without touching the cache when it is not a valid manifest. */
