@@ -7,6 +7,9 @@ import { Declarations } from './collect/declarations.js'
 import type { SvcRouteOptions } from './collect/svc-option.js'
 import { FST_SVC_NOT_READY } from './errors.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
+import { Dispatcher } from './http/dispatch.js'
+import { registerInvokeRoutes } from './http/invoke.js'
+import { EndpointLinks } from './http/links.js'
 import { manifestHandler, prepareResponse, type PreparedResponse } from './http/manifest.js'
 import type { Manifest } from './manifest/types.js'
 import { readOptions, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
@@ -53,12 +56,16 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
   // HEAD is part of the contract even when the app turned automatic HEAD routes off.
   fastify.get(config.path, { ...config.routeLog, exposeHeadRoute: true }, manifestHandler(() => prepared))
+  // Each endpoint of the plugin adds its entry to the manifest's Link header here.
+  const links = new EndpointLinks()
+  const dispatcher = new Dispatcher(fastify, () => catalog)
+  registerInvokeRoutes(fastify, config, dispatcher, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
     if (collector.errors.length > 0) throw collector.errors[0]
     auth.resolve(fastify)
     const { manifest, routes } = buildManifest(config, declarations, collector.commands)
-    prepared = prepareResponse(manifest, config.maxAge)
+    prepared = prepareResponse(manifest, config.maxAge, links.header())
     catalog = new Catalog(prepared.body, prepared.checksum, routes)
     declarations.close()
     collector.release()

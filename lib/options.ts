@@ -47,10 +47,18 @@ export interface SvcManifestOptions {
   path?: string
   /** `Cache-Control: public, max-age=<maxAge>` in seconds. Default 300. */
   maxAge?: number
+  /** Where the plugin's endpoints live: `{basePath}/execute`, `{basePath}/pipeline`. Default `'/svc'`. */
+  basePath?: string
+  /** `false` turns execute and pipeline off; `{ maxSteps }` limits a pipeline (default 16). Default `true`. */
+  invoke?: boolean | { maxSteps?: number }
 }
 
 const DEFAULT_PATH = '/.well-known/svc.json'
 const DEFAULT_MAX_AGE = 300
+/** Where execute and pipeline (and the plugin's other endpoints) live. */
+export const DEFAULT_BASE_PATH = '/svc'
+/** The most steps one pipeline request may have. */
+export const DEFAULT_MAX_STEPS = 16
 
 /** The plugin options, checked and with defaults applied. */
 export interface Config {
@@ -63,6 +71,10 @@ export interface Config {
   auth?: SvcAuthOptions
   path: string
   maxAge: number
+  /** Without a trailing `/`: `''` when the option is `'/'`. */
+  basePath: string
+  /** `false` when execute and pipeline are off. */
+  invoke: false | { maxSteps: number }
   /** Fastify's `logLevel` and `logSerializers` register options, applied to the manifest route. */
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
   /** The declarations given as options, registered before any `app.svc.type/event/channel` call. */
@@ -71,7 +83,7 @@ export interface Config {
   channels: Record<string, unknown>
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'basePath', 'invoke']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -96,6 +108,8 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     baseUrl: readBaseUrl(options.baseUrl),
     path: readPath(options.path),
     maxAge: readMaxAge(options.maxAge),
+    basePath: readBasePath(options.basePath),
+    invoke: readInvoke(options.invoke),
     routeLog: readRouteLog(options as Record<string, unknown>),
     types: readDeclarations(options.types, 'types'),
     events: readDeclarations(options.events, 'events'),
@@ -160,6 +174,27 @@ function readMaxAge (value: unknown): number {
   if (value === undefined) return DEFAULT_MAX_AGE
   if (!Number.isSafeInteger(value) || (value as number) < 0) fail('maxAge', 'a whole number of seconds, 0 or more', value)
   return value as number
+}
+
+function readBasePath (value: unknown): string {
+  if (value === undefined) return DEFAULT_BASE_PATH
+  // Also a URL in the manifest's Link header, and a plain route prefix: no params, wildcards or spaces.
+  if (typeof value !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*$/.test(value)) {
+    fail('basePath', 'a URL path starting with "/" of letters, digits, "-", ".", "_", "~", "%" and "/" (such as "/svc")', value)
+  }
+  return value.replace(/\/+$/, '')
+}
+
+function readInvoke (value: unknown): Config['invoke'] {
+  if (value === undefined || value === true) return { maxSteps: DEFAULT_MAX_STEPS }
+  if (value === false) return false
+  if (!isPlainObject(value)) fail('invoke', 'true, false or { maxSteps } with maxSteps a whole number of 1 or more', value)
+  for (const key of Object.keys(value)) {
+    if (key !== 'maxSteps') fail(`invoke.${key}`, 'absent (invoke takes maxSteps)', value[key])
+  }
+  const { maxSteps = DEFAULT_MAX_STEPS } = value
+  if (!Number.isSafeInteger(maxSteps) || (maxSteps as number) < 1) fail('invoke.maxSteps', 'a whole number of 1 or more', maxSteps)
+  return { maxSteps: maxSteps as number }
 }
 
 function readRouteLog (options: Record<string, unknown>): Config['routeLog'] {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'tstyche'
 import {
-  checksumOf, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
-  type Change, type Manifest, type ManifestClient, type ManifestDiff, type ManifestResult, type VerifyResult
+  checksumOf, CommandError, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
+  type Change, type Manifest, type ManifestClient, type ManifestDiff, type ManifestResult, type PipelineResult, type VerifyResult
 } from '../lib/client/index.js'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type ManifestV1 } from '../lib/schema.js'
 
@@ -22,6 +22,16 @@ describe('fastify-svc-manifest/client', () => {
     expect(client.get).type.not.toBeCallableWith({ signal: 'abort' })
     expect<ManifestResult['status']>().type.toBe<'fetched' | 'fresh' | 'revalidated' | 'changed'>()
     expect(client.manifest).type.toBe<Manifest | undefined>()
+  })
+
+  test('execute and pipeline call commands by name', () => {
+    const client = createManifestClient({ url: 'https://x.example', invokeUrl: 'https://x.example/svc' })
+    expect(client.execute('search', { q: 'tea' })).type.toBe<Promise<unknown>>()
+    expect(client.execute<string[]>('search', { q: 'tea' }, { token: 't', signal: AbortSignal.timeout(1) })).type.toBe<Promise<string[]>>()
+    expect(client.execute).type.not.toBeCallableWith('search', 'q=tea')
+    expect(client.pipeline([{ command: 'search', params: { q: 'tea' }, as: 'found' }], { token: 't', continueOnError: true })).type.toBe<Promise<PipelineResult>>()
+    expect(client.pipeline).type.not.toBeCallableWith([{ params: {} }])
+    expect(new CommandError({ code: 'NOT_FOUND', message: 'x', status: 404 }).status).type.toBe<number>()
   })
 
   test('verify, diff and checksum take manifests', () => {

@@ -26,17 +26,18 @@ const CATALOGUE = [
 ]
 
 /**
- * Builds the shop without listening. `layout` is the manifest layout: '1.0' (default) or '0.5.0',
+ * Builds the shop without listening. `baseUrl` is the address it will be reached at (server.js passes the
+ * one it listens on). `layout` is the manifest layout: '1.0' (default) or '0.5.0',
  * which adds `about` and the `cart` channel.
  */
-export async function buildShop ({ layout = '1.0' } = {}) {
+export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000' } = {}) {
   const app = Fastify()
   await app.register(svcManifest, {
     svc: layout,
     name: 'Shop',
     description: 'Demo shop',
     version: '2.3.0',
-    baseUrl: 'https://shop.example',
+    baseUrl,
     auth: { type: 'bearer', description: 'JWT bearer token', verify: verifyDemoToken },
     types: { Product, Cart },
     events: {

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { diffManifests } from '../client/diff.js'
 import { MAX_TIMEOUT_MS } from '../client/http.js'
+import { callCommand } from './call.js'
 import { escapeControls } from './escape.js'
 import { DEFAULT_GENERATE_TIMEOUT_MS, generateManifest } from './generate.js'
 import { DEFAULT_DOWNLOAD_TIMEOUT_MS, isUrl, loadVerified } from './load.js'
@@ -14,6 +15,8 @@ type Options = NonNullable<ParseArgsConfig['options']>
 interface Command {
   /** The names of the positionals the command takes, for the usage line. */
   positionals: string[]
+  /** More positionals may follow the named ones. */
+  variadic?: boolean
   options: Options
   run (positionals: string[], values: Record<string, unknown>): Promise<number>
 }
@@ -24,7 +27,8 @@ const COMMANDS: Record<string, Command> = {
   fetch: { positionals: ['url'], options: common, run: fetchCommand },
   check: { positionals: ['url|file'], options: common, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...common, json: { type: 'boolean' } }, run: diffCommand },
-  generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand }
+  generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand },
+  call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' } }, run: call }
 }
 
 /**
@@ -60,8 +64,8 @@ async function dispatch (args: string[]): Promise<number> {
     print(helpOf(name))
     return EXIT_OK
   }
-  if (positionals.length !== command.positionals.length) {
-    throw usageError(`${name} takes ${command.positionals.map((p) => `<${p}>`).join(' ')}`, name)
+  if (command.variadic === true ? positionals.length < command.positionals.length : positionals.length !== command.positionals.length) {
+    throw usageError(`${name} takes ${command.positionals.map((p) => `<${p}>`).join(' ')}${command.variadic === true ? ' …' : ''}`, name)
   }
   return await command.run(positionals, values)
 }
@@ -115,6 +119,10 @@ async function diffCommand ([beforeSource, afterSource]: string[], values: Recor
   const diff = diffManifests(before, after)
   print(values.json === true ? prettyJson(diff) : formatDiff(diff))
   return diff.breaking.length > 0 ? EXIT_FAILED : EXIT_OK
+}
+
+async function call (positionals: string[], values: Record<string, unknown>): Promise<number> {
+  return await callCommand(positionals, values, timeoutOf('call', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
 }
 
 async function generateCommand ([modulePath]: string[], values: Record<string, unknown>): Promise<number> {

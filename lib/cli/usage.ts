@@ -5,13 +5,15 @@ Commands:
   check <url|file>               Validate a manifest: schema of its layout and checksum
   diff <before> <after>          List breaking and non-breaking changes between two manifests
   generate <module> [--out file] Write the manifest of a Fastify app without starting a server
+  call <url> <command> [name=value ...] [--params JSON] [--token T]
+                                 Call a command through the service's execute endpoint
 
 Options of every command:
-  --timeout <seconds>            How long to wait: 10 per download, 30 for generate
+  --timeout <seconds>            How long to wait: 10 per request, 30 for generate
 
 Run svc-manifest <command> --help for the options of a command.
 
-Exit codes: 0 ok, 1 invalid manifest or breaking changes, 2 usage, network or file error.`
+Exit codes: 0 ok, 1 invalid manifest, breaking changes or a failed command, 2 usage, network or file error.`
 
 const TIMEOUT = '  --timeout <seconds>   Give up on a download after this long (default 10)'
 
@@ -57,7 +59,25 @@ Options:
   -o, --out <file>      Write to <file> instead of stdout
   --timeout <seconds>   Give up when importing, building, ready() and close() take longer (default 30)
 
-Exit codes: 0 written, 2 usage error, or the module could not be loaded or started in time.`
+Exit codes: 0 written, 2 usage error, or the module could not be loaded or started in time.`,
+
+  call: `Usage: svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T] [--timeout seconds]
+
+Calls <command> through the service's execute endpoint (found in the manifest's Link header, else
+/svc/execute on the manifest's origin) and prints its result as JSON. <url> is the manifest's URL, or
+the service's origin (then /.well-known/svc.json).
+
+Each name=value is a param: the text as it is for a param the manifest declares as a string, else
+parsed as JSON when it parses (limit=5, fields='["a","b"]', dryRun=true). --params gives params as one
+JSON object; name=value pairs override it.
+
+Options:
+  --params <JSON>       Params as a JSON object
+  --token <T>           Send "Authorization: Bearer <T>"
+  --timeout <seconds>   Give up on each request (manifest, then command) after this long (default 10)
+
+Exit codes: 0 printed, 1 the command failed (its code, status and message on stderr), 2 usage, network
+or manifest error.`
 }
 
 /** The help of a command, or the general help. */

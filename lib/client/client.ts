@@ -4,6 +4,7 @@ import type { ManifestDiff } from './changes.js'
 import { diffManifests } from './diff.js'
 import { ManifestClientError } from './errors.js'
 import { exchange, readLimits, type HttpResponse } from './http.js'
+import { createInvoker, type Invoker } from './invoke.js'
 import { checksumErrors, schemaErrors } from './verify.js'
 
 export interface ManifestClientOptions {
@@ -14,12 +15,17 @@ export interface ManifestClientOptions {
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number
   /**
-   * Milliseconds one `get()` may take on the network, redirects and body included. Default 10,000;
-   * at most 2,147,483,647.
+   * Milliseconds one `get()`, `execute()` or `pipeline()` may take on the network, redirects and body
+   * included. Default 10,000; at most 2,147,483,647.
    */
   timeout?: number
-  /** The largest manifest body accepted, in bytes. Default 8 MiB (8,388,608). */
+  /** The largest body accepted, manifest or command result, in bytes. Default 8 MiB (8,388,608). */
   maxBodySize?: number
+  /**
+   * Where `execute` and `pipeline` are called: `{invokeUrl}/execute`, `{invokeUrl}/pipeline`. Default: the
+   * endpoints named by the manifest's `Link` header, on the manifest's origin (`/svc/…` when it names none).
+   */
+  invokeUrl?: string | URL
 }
 
 export interface GetOptions {
@@ -42,7 +48,7 @@ export interface ManifestResult {
   drift?: ManifestDiff
 }
 
-export interface ManifestClient {
+export interface ManifestClient extends Invoker {
   readonly url: string
   /** The last manifest received and verified, if any. */
   readonly manifest: Manifest | undefined
@@ -56,8 +62,10 @@ interface Cached {
 }
 
 export function createManifestClient (options: ManifestClientOptions): ManifestClient {
-  const { url, fetch, now, timeout, maxBodySize } = readOptions(options)
+  const { url, fetch, now, timeout, maxBodySize, invokeUrl } = readOptions(options)
   let cached: Cached | undefined
+  /** The Link header of the last manifest response: where the invocation endpoints are. */
+  let link: string | undefined
 
   async function get ({ signal }: GetOptions = {}): Promise<ManifestResult> {
     if (cached !== undefined && now() < cached.freshUntil) return { manifest: cached.manifest, status: 'fresh' }
@@ -65,6 +73,7 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     if (cached !== undefined) headers['if-none-match'] = `"${cached.manifest.checksum}"`
     return await exchange(url, { headers, fetch, timeout, maxBodySize, signal }, async (response) => {
       if (response.status === 304 && cached !== undefined) {
+        link = response.headers.get('link') ?? undefined
         cached.freshUntil = now() + freshnessLifetime(response.headers)
         return { manifest: cached.manifest, status: 'revalidated' }
       }
@@ -74,16 +83,28 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
       const manifest = await readManifest(url, response)
       const previous = cached?.manifest
       cached = { manifest, freshUntil: now() + freshnessLifetime(response.headers) }
+      link = response.headers.get('link') ?? undefined
       if (previous === undefined) return { manifest, status: 'fetched' }
       if (previous.checksum === manifest.checksum) return { manifest, status: 'revalidated' }
       return { manifest, status: 'changed', drift: diffManifests(previous, manifest) }
     })
   }
 
+  const invoker = createInvoker({
+    http: { fetch, timeout, maxBodySize },
+    manifestUrl: url,
+    invokeUrl,
+    link: async () => {
+      if (cached === undefined) await get()
+      return link
+    }
+  })
   return {
     url,
     get manifest () { return cached?.manifest },
-    get
+    get,
+    execute: invoker.execute,
+    pipeline: invoker.pipeline
   }
 }
 
@@ -93,16 +114,30 @@ interface Config {
   now: () => number
   timeout: number
   maxBodySize: number
+  invokeUrl?: string
 }
 
 function readOptions (options: ManifestClientOptions): Config {
-  const { url, fetch = globalThis.fetch, now = Date.now } = options ?? {}
-  if (!URL.canParse(String(url)) || !/^https?:$/.test(new URL(String(url)).protocol)) {
+  const { url, fetch = globalThis.fetch, now = Date.now, invokeUrl } = options ?? {}
+  if (!isHttpUrl(url)) {
     throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', `url must be an absolute http(s) URL of a manifest; got ${JSON.stringify(url) ?? 'nothing'}`)
+  }
+  if (invokeUrl !== undefined && !isHttpUrl(invokeUrl)) {
+    throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', `invokeUrl must be an absolute http(s) URL such as "https://shop.example/svc"; got ${JSON.stringify(invokeUrl)}`)
   }
   if (typeof fetch !== 'function') throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', 'fetch must be a function like the global fetch')
   if (typeof now !== 'function') throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', 'now must be a function returning milliseconds')
-  return { url: new URL(String(url)).href, fetch, now, ...readLimits(options) }
+  return {
+    url: new URL(String(url)).href,
+    fetch,
+    now,
+    ...readLimits(options),
+    invokeUrl: invokeUrl === undefined ? undefined : new URL(String(invokeUrl)).href
+  }
+}
+
+function isHttpUrl (url: unknown): boolean {
+  return URL.canParse(String(url)) && /^https?:$/.test(new URL(String(url)).protocol)
 }
 
 /** Reads, parses and verifies a 200 body. Throws without touching the cache when it is not a valid manifest. */

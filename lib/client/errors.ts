@@ -10,9 +10,10 @@ export type ManifestClientErrorCode =
   | 'SVC_CLIENT_INVALID_JSON'
   | 'SVC_CLIENT_INVALID_MANIFEST'
   | 'SVC_CLIENT_CHECKSUM_MISMATCH'
+  | 'SVC_CLIENT_INVALID_RESPONSE'
 
 export interface ManifestClientErrorDetails {
-  /** The HTTP status, for `SVC_CLIENT_HTTP_STATUS`. */
+  /** The HTTP status, for `SVC_CLIENT_HTTP_STATUS` and `SVC_CLIENT_INVALID_RESPONSE`. */
   status?: number
   /**
    * What `verifyManifest` found, for `SVC_CLIENT_INVALID_MANIFEST` and `SVC_CLIENT_CHECKSUM_MISMATCH` (and
@@ -34,4 +35,10 @@ export class ManifestClientError extends Error {
     if (details.status !== undefined) this.status = details.status
     if (details.errors !== undefined) this.errors = details.errors
   }
+}
+
+/** Node's fetch throws "fetch failed" and keeps the useful reason (e.g. ECONNREFUSED) in `cause`. */
+export function networkReason (error: unknown): string {
+  const { message, cause } = error as { message?: string, cause?: { message?: string } }
+  return cause?.message ?? message ?? String(error)
 }

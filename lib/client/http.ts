@@ -1,4 +1,4 @@
-import { ManifestClientError } from './errors.js'
+import { ManifestClientError, networkReason } from './errors.js'
 
 /**
  * The HTTP exchange every request of the client and the CLI goes through: one time limit from sending the
@@ -31,6 +31,12 @@ export interface HttpRequest {
   maxBodySize?: number
   /** Aborts the exchange; the error is `SVC_CLIENT_ABORTED` with the signal's reason as `cause`. */
   signal?: AbortSignal
+  /**
+   * Default `true`: same-origin redirects are followed (another origin is always refused). `false` hands
+   * a redirect to `handle` as it is, for a request whose body or credentials must reach the URL named or
+   * nowhere.
+   */
+  followRedirects?: boolean
 }
 
 export interface HttpResponse {
@@ -107,7 +113,7 @@ class Exchange {
     let url = this.#url
     let { method = 'GET', headers = {}, body } = this.#request
     let response = await this.#fetch(url, method, headers, body)
-    for (let redirects = 0; isRedirect(response); redirects++) {
+    for (let redirects = 0; this.#follows(response); redirects++) {
       await response.body?.cancel().catch(ignore)
       if (redirects === MAX_REDIRECTS) {
         throw new ManifestClientError('SVC_CLIENT_REDIRECT', `${this.#what} redirected more than ${MAX_REDIRECTS} times; gave up`)
@@ -122,6 +128,10 @@ class Exchange {
       response = await this.#fetch(url, method, headers, body)
     }
     return this.#wrap(url.href, response)
+  }
+
+  #follows (response: Response): boolean {
+    return (this.#request.followRedirects ?? true) && REDIRECT_STATUSES.has(response.status) && response.headers.has('location')
   }
 
   async end (): Promise<void> {
@@ -221,22 +231,12 @@ class Exchange {
 /** Cancelling a body that already failed rejects with that failure, which no one is waiting for. */
 function ignore (): void {}
 
-function isRedirect (response: Response): boolean {
-  return REDIRECT_STATUSES.has(response.status) && response.headers.has('location')
-}
-
 function withoutBodyHeaders (headers: Record<string, string>): Record<string, string> {
   const kept: Record<string, string> = {}
   for (const [name, value] of Object.entries(headers)) {
     if (!/^content-/i.test(name)) kept[name] = value
   }
   return kept
-}
-
-/** Node's fetch throws "fetch failed" and keeps the useful reason (e.g. ECONNREFUSED) in `cause`. */
-function networkReason (error: unknown): string {
-  const { message, cause } = error as { message?: string, cause?: { message?: string } }
-  return cause?.message ?? message ?? String(error)
 }
 
 /**

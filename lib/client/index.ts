@@ -4,6 +4,8 @@
  */
 export { createManifestClient } from './client.js'
 export type { GetOptions, ManifestClient, ManifestClientOptions, ManifestResult, ManifestStatus } from './client.js'
+export { CommandError } from './invoke.js'
+export type { CommandErrorBody, InvokeOptions, PipelineOptions, PipelineResult, PipelineStep, PipelineStepResult } from './invoke.js'
 export { diffManifests } from './diff.js'
 export type { Change, ChangeKind, ManifestDiff } from './changes.js'
 export { ManifestClientError } from './errors.js'

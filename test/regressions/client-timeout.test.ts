@@ -96,6 +96,16 @@ t.test('svc-manifest fetch --timeout: exit 2 with one line', async (t) => {
   oneLine(t, check.stderr, 'within 200 ms')
 })
 
+t.test('svc-manifest call --timeout: the manifest, then the command, each within the limit', async (t) => {
+  const manifest = manifestOf({ slow: { description: 'Never answers' } })
+  const { origin } = await rawServer(t, (request, response) => {
+    if (request.url === '/.well-known/svc.json') sendJson(response, manifest)
+  })
+  const run = await cli('call', origin, 'slow', '--timeout', '0.3')
+  t.equal(run.code, 2)
+  oneLine(t, run.stderr, `svc-manifest: POST ${origin}/svc/execute did not complete within 300 ms (timeout); gave up`)
+})
+
 t.test('--timeout takes seconds: anything else is a usage error', async (t) => {
   for (const value of ['0', 'abc', '-1', '1e3', '0x10', '0.0001', '3000000', '']) {
     const run = await cli('fetch', 'http://127.0.0.1:9/svc.json', `--timeout=${value}`)
