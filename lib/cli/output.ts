@@ -1,3 +1,5 @@
+import { terminalSafe } from './escape.js'
+
 /** Exit codes of `svc-manifest`: part of its interface, documented in docs/cli.md. */
 export const EXIT_OK = 0
 /** The manifest is invalid or tampered, or the diff has breaking changes. */
@@ -42,12 +44,18 @@ export async function writingTo<T> (sink: CliOutput, work: () => Promise<T>): Pr
   }
 }
 
+/**
+ * Writes a line (or lines) to stdout. Control characters other than the line feed are escaped here, on the
+ * way out, so nothing a server sends can drive the terminal; text that mixes in remote strings must escape
+ * their line feeds itself (`escapeControls`).
+ */
 export function print (text: string): void {
-  output.stdout(text.endsWith('\n') ? text : `${text}\n`)
+  const safe = terminalSafe(text)
+  output.stdout(safe.endsWith('\n') ? safe : `${safe}\n`)
 }
 
 export function printError (text: string): void {
-  output.stderr(`${text}\n`)
+  output.stderr(`${terminalSafe(text)}\n`)
 }
 
 export function prettyJson (value: unknown): string {
