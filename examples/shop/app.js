@@ -27,9 +27,10 @@ const CATALOGUE = [
 
 /**
  * Builds the shop without listening. `layout` is the manifest layout: '1.0' (default) or '0.5.0',
- * which adds `about` and the `cart` channel.
+ * which adds `about` and the `cart` channel. `mcp: true` also serves every command as an MCP tool at
+ * /mcp (it needs the package @modelcontextprotocol/sdk).
  */
-export async function buildShop ({ layout = '1.0' } = {}) {
+export async function buildShop ({ layout = '1.0', mcp = false } = {}) {
   const app = Fastify()
   await app.register(svcManifest, {
     svc: layout,
@@ -37,6 +38,7 @@ export async function buildShop ({ layout = '1.0' } = {}) {
     description: 'Demo shop',
     version: '2.3.0',
     baseUrl: 'https://shop.example',
+    mcp,
     auth: { type: 'bearer', description: 'JWT bearer token', verify: verifyDemoToken },
     types: { Product, Cart },
     events: {

@@ -4,6 +4,7 @@ import { diffManifests } from '../client/diff.js'
 import { callCommand } from './call.js'
 import { generateManifest } from './generate.js'
 import { isUrl, loadVerified } from './load.js'
+import { mcpCommand } from './mcp.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print, printError, processOutput, writingTo, type CliOutput } from './output.js'
 import { formatDiff } from './report.js'
 import { COMMAND_NAMES, helpOf } from './usage.js'
@@ -26,7 +27,8 @@ const COMMANDS: Record<string, Command> = {
   check: { positionals: ['url|file'], options: help, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...help, json: { type: 'boolean' } }, run: diffCommand },
   generate: { positionals: ['module'], options: { ...help, out: { type: 'string', short: 'o' } }, run: generateCommand },
-  call: { positionals: ['url', 'command'], variadic: true, options: { ...help, params: { type: 'string' }, token: { type: 'string' } }, run: callCommand }
+  call: { positionals: ['url', 'command'], variadic: true, options: { ...help, params: { type: 'string' }, token: { type: 'string' } }, run: callCommand },
+  mcp: { positionals: ['url'], options: { ...help, token: { type: 'string' } }, run: mcpCommand }
 }
 
 /**

@@ -7,6 +7,7 @@ Commands:
   generate <module> [--out file] Write the manifest of a Fastify app without starting a server
   call <url> <command> [name=value ...] [--params JSON] [--token T]
                                  Call a command through the service's execute endpoint
+  mcp <url> [--token T]          Serve the service's commands as MCP tools on stdio
 
 Run svc-manifest <command> --help for the options of a command.
 
@@ -61,7 +62,21 @@ Options:
   --token <T>       Send "Authorization: Bearer <T>"
 
 Exit codes: 0 printed, 1 the command failed (its code, status and message on stderr), 2 usage, network
-or manifest error.`
+or manifest error.`,
+
+  mcp: `Usage: svc-manifest mcp <url> [--token T]
+
+Serves the commands of the service at <url> as MCP tools over stdio, for desktop MCP clients: it reads
+the manifest (<url> is its URL, or the service's origin), offers one tool per command (name with "." as
+"_", input schema from the params) and calls each through the service's execute endpoint. Stdout carries
+the protocol only; messages go to stderr. It serves until its input ends. Needs the package
+@modelcontextprotocol/sdk.
+
+Options:
+  --token <T>   Send "Authorization: Bearer <T>" with every call
+
+Exit codes: 0 input ended, 1 some commands cannot be tools (names too long or clashing), 2 usage,
+network or manifest error, or the MCP SDK is not installed.`
 }
 
 /** The help of a command, or the general help. */
