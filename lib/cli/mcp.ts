@@ -15,6 +15,7 @@ import { CliError, EXIT_FAILED, EXIT_OK, printError, protocolStreams } from './o
  */
 export async function mcpCommand ([source]: string[], values: Record<string, unknown>): Promise<number> {
   if (!isUrl(source)) throw new CliError(`mcp takes the http(s) URL of a manifest or a service; got "${source}". Run svc-manifest mcp --help.`)
+  const { input, output } = protocolStreams()
   const token = values.token as string | undefined
   const sdk = await loadSdk()
   const client = createManifestClient({ url: manifestUrlOf(source) })
@@ -30,7 +31,6 @@ export async function mcpCommand ([source]: string[], values: Record<string, unk
   const server = createToolServer(sdk, { name: manifest.name, version: manifest.version, instructions }, tools, byTool, async (command, args) => {
     return toolResultOf(await outcomeOf(client, command, args, token))
   })
-  const { input, output } = protocolStreams()
   const closed = new Promise<void>((resolve) => { server.onclose = resolve })
   input.once('end', () => server.close())
   await server.connect(new sdk.StdioServerTransport(input, output))

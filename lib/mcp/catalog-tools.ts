@@ -6,6 +6,12 @@ import { splitTemplate } from '../http/route-plan.js'
 import { SchemaBundle, type ResolveSchema } from './schema-bundle.js'
 import { annotationsOf, toolNames } from './tools.js'
 
+/**
+ * The dialect of route schemas: Fastify validates with Ajv's draft-07. Named, because MCP clients read a
+ * schema without `$schema` as 2020-12, where some draft-07 forms (a tuple's `items` array) mean another thing.
+ */
+const FASTIFY_DIALECT = 'http://json-schema.org/draft-07/schema#'
+
 export interface Tools {
   /** In the manifest's order: by command name. */
   tools: Tool[]
@@ -64,7 +70,7 @@ export function inputSchemaOf (command: CatalogCommand, resolve: ResolveSchema):
     // Params the command does not declare go to this place: its schema says whether they are welcome.
     if (place === command.extraPlace && schema.additionalProperties !== undefined) additionalProperties = bundle.copy(schema.additionalProperties, resource)
   }
-  const inputSchema: Tool['inputSchema'] = { type: 'object', properties }
+  const inputSchema: Tool['inputSchema'] = { $schema: FASTIFY_DIALECT, type: 'object', properties }
   if (required.length > 0) inputSchema.required = required
   if (additionalProperties !== undefined) inputSchema.additionalProperties = additionalProperties
   if (Object.keys(bundle.defs).length > 0) inputSchema.$defs = bundle.defs

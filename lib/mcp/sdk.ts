@@ -34,7 +34,7 @@ export async function loadHttpSdk (): Promise<McpHttpSdk> {
 
 /** The SDK with its stdio transport, for `svc-manifest mcp`. */
 export async function loadStdioSdk (): Promise<McpStdioSdk> {
-  const [server, types, transport] = await fromSdk('svc-manifest mcp', () => Promise.all([
+  const [server, types, transport] = await fromSdk('The mcp command', () => Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/server/stdio.js')

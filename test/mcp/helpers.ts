@@ -6,7 +6,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { CallToolResult, JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js'
 import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
+import ajvFormats from 'ajv-formats'
 import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import { main } from '../../lib/cli/main.js'
@@ -34,18 +34,19 @@ export function textJson (result: CallToolResult | Record<string, unknown>): unk
   return JSON.parse(content[0].text)
 }
 
-// ajv-formats is CommonJS: its default export arrives as the module object under Node's ESM loader.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule)
+// ajv-formats is CommonJS: imported from ESM, its plugin function is the `default` of module.exports.
+const addFormats = ajvFormats.default
+
+export const DRAFT_07 = 'http://json-schema.org/draft-07/schema#'
 
 /**
- * Compiles a tool's input schema with Ajv in strict mode, as JSON Schema draft-07 (the dialect Fastify's
- * validator reads) and as 2020-12 (MCP's default dialect): a schema either refuses throws here.
+ * Compiles a tool's input schema with Ajv in strict mode: as JSON Schema draft-07 (the dialect Fastify's
+ * validator reads), and also as 2020-12 (MCP's default dialect) when it does not name draft-07 as its own.
+ * A schema that either refuses throws here.
  */
 export function compileInputSchema (tool: Tool): (value: unknown) => boolean {
-  const draft2020 = addFormats(new Ajv2020({ strict: true, allErrors: true }))
-  draft2020.compile(tool.inputSchema)
-  const draft07 = addFormats(new Ajv({ strict: true, allErrors: true }))
-  const validate = draft07.compile(tool.inputSchema)
+  if (tool.inputSchema.$schema !== DRAFT_07) addFormats(new Ajv2020({ strict: true })).compile(tool.inputSchema)
+  const validate = addFormats(new Ajv({ strict: true })).compile(tool.inputSchema)
   return (value) => validate(value)
 }
 
