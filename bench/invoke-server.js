@@ -36,7 +36,9 @@ app.get('/shelves/:shelf/products', {
 await app.listen({ host: '127.0.0.1', port: 0 })
 
 process.on('message', async (message) => {
-  if (message.type === 'cpu') {
+  if (message.type === 'inject') {
+    process.send({ type: 'inject', micros: await injectCpu(message.url, message.count) })
+  } else if (message.type === 'cpu') {
     const { user, system } = process.cpuUsage()
     process.send({ type: 'cpu', micros: user + system })
   } else if (message.type === 'close') {
@@ -45,3 +47,14 @@ process.on('message', async (message) => {
   }
 })
 process.send({ type: 'listening', port: app.server.address().port })
+
+/** CPU microseconds per `app.inject()` of `url`, one after another, in the callback form dispatch uses. */
+async function injectCpu (url, count) {
+  const options = { method: 'GET', url, validate: false }
+  const once = () => new Promise((resolve, reject) => app.inject(options, (error, response) => error ? reject(error) : resolve(response)))
+  for (let index = 0; index < 500; index++) await once()
+  const before = process.cpuUsage()
+  for (let index = 0; index < count; index++) await once()
+  const { user, system } = process.cpuUsage(before)
+  return (user + system) / count
+}

@@ -21,7 +21,7 @@ const PIPELINE_BODY = JSON.stringify({
 })
 const DIRECT_PATHS = Array.from({ length: STEPS }, (_, index) => `/shelves/${index === 0 ? 'kitchen' : 'kettle'}/products?q=te&limit=3`)
 
-export async function measureInvocation ({ rounds, duration, sequences }) {
+export async function measureInvocation ({ rounds, duration, sequences, injections }) {
   const server = await startServer()
   try {
     const base = `http://127.0.0.1:${server.port}`
@@ -48,6 +48,7 @@ export async function measureInvocation ({ rounds, duration, sequences }) {
       agent.destroy()
     }
     return {
+      injectCpu: await injectCpu(server, injections),
       direct: median(rates.direct.rates),
       execute: median(rates.execute.rates),
       directCpu: median(rates.direct.cpu),
@@ -118,6 +119,14 @@ async function load (target, duration) {
     throw new Error(`${target.url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`)
   }
   return result
+}
+
+/** What one `app.inject()` of the route costs inside the server: the part of execute no dispatcher can avoid. */
+async function injectCpu (server, count) {
+  const answered = once(server.child, 'message')
+  server.child.send({ type: 'inject', url: DIRECT_PATH, count })
+  const [{ micros }] = await answered
+  return micros
 }
 
 async function serverCpu (server) {

@@ -3,13 +3,14 @@
 import { execFileSync } from 'node:child_process'
 import { cpus } from 'node:os'
 import { createRequire } from 'node:module'
+import { measureInvocation } from './invoke.js'
 import { measureThroughput } from './throughput.js'
 import { fixed, formatTable, median, runScript, thousands, verdict } from './stats.js'
 
 const quick = process.argv.includes('--quick')
 const settings = quick
-  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3 }
-  : { rounds: 5, duration: 3, profileDuration: 2, startupPairs: 9, appPairs: 15, memoryRounds: 3, importRounds: 21 }
+  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3, sequences: 200, injections: 2000 }
+  : { rounds: 5, duration: 3, profileDuration: 2, startupPairs: 9, appPairs: 15, memoryRounds: 3, importRounds: 21, sequences: 1000, injections: 20000 }
 const THROUGHPUT_COMMANDS = [50, 1000]
 const STARTUP_COMMANDS = [1000, 10000]
 const APP_ROUTES = [20, 200]
@@ -19,6 +20,7 @@ const goals = []
 const begun = Date.now()
 printMachine()
 await throughputBenchmark()
+await invocationBenchmark()
 await startupBenchmark()
 await appStartBenchmark()
 await memoryBenchmark()
@@ -53,6 +55,22 @@ async function throughputBenchmark () {
   const extra = work.filter((row) => !row.met)
   goals.push(['no serialisation, hashing or extra allocation per request', 'none beyond baseline',
     extra.length === 0 ? 'none' : extra.map((row) => row.cells[0]).join('; '), verdict(extra.length === 0)])
+}
+
+/** Execute against the route itself, and a 5-step pipeline against the same 5 calls made directly (DESIGN §11). */
+async function invocationBenchmark () {
+  const result = await measureInvocation(settings)
+  const rate = result.execute / result.direct
+  const sequence = result.pipelineSequence / result.directSequence
+  console.log(`\n### Invocation (medians of ${settings.rounds} alternating rounds: ${settings.duration} s of load, ${settings.sequences} sequences)\n`)
+  console.log(formatTable(['Comparison', 'Direct', 'Through the plugin', 'Ratio', 'Goal', 'Result'], [
+    ['execute req/s vs GET of the route (10 connections)', thousands(result.direct), thousands(result.execute), fixed(rate), '≥ 0.8', verdict(rate >= 0.8)],
+    ['server CPU µs per request', fixed(result.directCpu, 1), fixed(result.executeCpu, 1), fixed(result.directCpu / result.executeCpu), '', ''],
+    ['5-step pipeline vs 5 calls, µs per sequence (1 keep-alive connection)', fixed(result.directSequence, 0), fixed(result.pipelineSequence, 0), fixed(sequence), '≤ 1.25', verdict(sequence <= 1.25)]
+  ]))
+  console.log(`\nOne app.inject() of the same route inside the server: ${fixed(result.injectCpu, 1)} µs CPU per call.`)
+  goals.push(['execute req/s vs calling the route directly', '≥ 0.8', fixed(rate), verdict(rate >= 0.8)])
+  goals.push(['5-step pipeline time vs 5 direct calls, one keep-alive connection', '≤ 1.25×', `${fixed(sequence)}×`, verdict(sequence <= 1.25)])
 }
 
 /** Met when no serialising or hashing function runs and the handler's own code allocates no more than the baseline's. */

@@ -42,3 +42,22 @@ t.test('an app-wide rate limit counts the outer request and the inner one', asyn
   t.equal(third.statusCode, 429, 'request 5, the outer one, is refused')
   t.equal(third.json().error.code, 'RATE_LIMITED', 'in the envelope')
 })
+
+t.test('over a real socket behind a proxy (trustProxy), each forwarded client has its own budget', async (t) => {
+  const app = await readyApp({}, async (app) => {
+    await app.register(rateLimit, { global: false })
+    app.get('/quote', { config: { rateLimit: { max: 1, timeWindow: 60_000 } }, svc: { description: 'A quote' } }, async (request) => request.ip)
+  }, { trustProxy: true })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(() => app.close())
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/svc/execute`
+  const from = (client: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': client }, body: '{"command":"quote"}' })
+
+  const first = await from('192.0.2.10')
+  t.same(await first.json(), { ok: true, result: '192.0.2.10' }, 'the route sees the client the proxy named')
+  const again = await from('192.0.2.10')
+  t.equal(again.status, 429)
+  t.equal(((await again.json()) as { error: { code: string } }).error.code, 'RATE_LIMITED')
+  t.ok(again.headers.get('retry-after'))
+  t.equal((await from('192.0.2.11')).status, 200, 'another client is not limited')
+})
