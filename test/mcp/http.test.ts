@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fileURLToPath } from 'node:url'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import Fastify from 'fastify'
@@ -174,4 +177,26 @@ t.test('concurrent calls each carry their own request\'s headers', async (t) => 
   for (let index = 0; index < 4; index++) clients.push(await httpClient(t, `${origin}/mcp`, index % 2 === 0 ? { authorization: `Bearer ${DEMO_TOKEN}` } : {}))
   const results = await Promise.all(clients.map((client) => client.callTool({ name: 'cart_get', arguments: {} })))
   t.same(results.map((result) => result.isError === true), [false, true, false, true])
+})
+
+t.test('the demo: SVC_MCP=1 npm run demo serves the shop\'s tools and prints where', async (t) => {
+  const server = fileURLToPath(new URL('../../examples/shop/server.js', import.meta.url))
+  const child = spawn(process.execPath, [server], { env: { ...process.env, PORT: '0', SVC_MCP: '1' }, stdio: ['ignore', 'pipe', 'inherit'] })
+  t.teardown(() => { child.kill() })
+  let output = ''
+  child.stdout.setEncoding('utf8')
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: string) => {
+      output += chunk
+      const found = /MCP \(Streamable HTTP\): (http:\/\/127\.0\.0\.1:\d+\/mcp)\n/.exec(output)
+      if (found !== null) resolve(found[1])
+    })
+    child.once('exit', (code) => reject(new Error(`server.js exited with ${code}:\n${output}`)))
+  })
+  const client = await httpClient(t, url, { authorization: `Bearer ${DEMO_TOKEN}` })
+  t.same((await client.listTools()).tools.map((tool) => tool.name), ['cart_add', 'cart_get', 'cart_remove', 'search'])
+  t.same((await client.callTool({ name: 'cart_get', arguments: {} })).structuredContent, { items: [], total: 0 })
+  await client.close()
+  child.kill()
+  await once(child, 'exit')
 })
