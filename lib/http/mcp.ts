@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
 import type { Schema } from '../build/type-map.js'
 import type { Catalog } from '../catalog.js'
+import { FST_SVC_NOT_READY } from '../errors.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
 import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
 import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
@@ -58,7 +59,8 @@ export class McpEndpoint {
   }
 
   private async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const { tools, byTool } = this.tools as Tools
+    if (this.tools === undefined) throw new FST_SVC_NOT_READY('the MCP tools exist once ready() has succeeded, and it failed: its error says why.')
+    const { tools, byTool } = this.tools
     const server = createToolServer(this.sdk, this.info, tools, byTool, async (command, args) => {
       return toolResultOf(await this.dispatcher.dispatch(request, command, args))
     })

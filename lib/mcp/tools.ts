@@ -77,7 +77,11 @@ export type CallCommand = (command: string, args: Record<string, unknown>) => Pr
  * `McpServer` takes tool schemas as zod objects, and these are JSON Schemas already.
  */
 export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool[], byTool: Map<string, string>, call: CallCommand): Server {
-  const server = new sdk.Server({ name: info.name, version: info.version }, { capabilities: { tools: {} }, instructions: info.instructions })
+  const server = new sdk.Server({ name: info.name, version: info.version }, {
+    capabilities: { tools: {} },
+    instructions: info.instructions,
+    jsonSchemaValidator: sdk.jsonSchemaValidator
+  })
   server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools }))
   server.setRequestHandler(sdk.CallToolRequestSchema, async (request) => {
     const { name, arguments: args = {} } = request.params

@@ -54,6 +54,14 @@ t.test('two commands on one tool name reject ready(), every clash named at once'
     code: 'FST_SVC_DUPLICATE_NAME',
     message: 'Duplicate name: MCP tools: commands "a.b" and "a_b" are both the tool "a_b"; commands "cart.add" and "cart_add" are both the tool "cart_add". Set svc.name on the route to another name, or turn the mcp option off.'
   })
+  const call = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { accept: 'application/json, text/event-stream' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/list' }
+  })
+  t.equal(call.statusCode, 500, 'an app that did not start offers no tools')
+  t.same(call.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'Internal server error' }, id: null })
 })
 
 t.test('a tool name longer than clients take rejects ready()', async (t) => {
