@@ -17,9 +17,9 @@ export interface McpConfig {
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
-/** The request headers the Streamable HTTP transport reads; the rest of the request it is handed is unused. */
-const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id']
-/** JSON-RPC's "invalid request" and the SDK's "connection closed / server error" codes. */
+/** The request headers a stateless Streamable HTTP transport reads; the rest of the request it is handed is unused. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version']
+/** JSON-RPC's "parse error", and the code the SDK's transport uses for its other refusals. */
 const PARSE_ERROR = -32700
 const SERVER_ERROR = -32000
 
