@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { buildManifest } from './build/manifest.js'
+import type { Schema } from './build/type-map.js'
 import { Catalog } from './catalog.js'
 import { RouteCollector } from './collect/collector.js'
 import { Declarations } from './collect/declarations.js'
@@ -11,6 +12,7 @@ import { Dispatcher } from './http/dispatch.js'
 import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
 import { manifestHandler, prepareResponse, type PreparedResponse } from './http/manifest.js'
+import { McpEndpoint } from './http/mcp.js'
 import type { Manifest } from './manifest/types.js'
 import { readOptions, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
 
@@ -60,6 +62,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const links = new EndpointLinks()
   const dispatcher = new Dispatcher(fastify, () => catalog)
   registerInvokeRoutes(fastify, config, dispatcher, links)
+  const mcp = await McpEndpoint.register(fastify, config, dispatcher, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
     if (collector.errors.length > 0) throw collector.errors[0]
@@ -67,6 +70,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     const { manifest, routes } = buildManifest(config, declarations, collector.commands)
     prepared = prepareResponse(manifest, config.maxAge, links.header())
     catalog = new Catalog(prepared.body, prepared.checksum, routes)
+    mcp?.prepare(catalog, (id) => fastify.getSchema(id) as Schema | undefined)
     declarations.close()
     collector.release()
   })

@@ -6,6 +6,7 @@ import { callCommand } from './call.js'
 import { escapeControls } from './escape.js'
 import { DEFAULT_GENERATE_TIMEOUT_MS, generateManifest } from './generate.js'
 import { DEFAULT_DOWNLOAD_TIMEOUT_MS, isUrl, loadVerified } from './load.js'
+import { mcpCommand } from './mcp.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print, printError, processOutput, writingTo, type CliOutput } from './output.js'
 import { formatDiff } from './report.js'
 import { COMMAND_NAMES, helpOf } from './usage.js'
@@ -28,7 +29,8 @@ const COMMANDS: Record<string, Command> = {
   check: { positionals: ['url|file'], options: common, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...common, json: { type: 'boolean' } }, run: diffCommand },
   generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand },
-  call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' } }, run: call }
+  call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' } }, run: call },
+  mcp: { positionals: ['url'], options: { ...common, token: { type: 'string' } }, run: mcp }
 }
 
 /**
@@ -123,6 +125,10 @@ async function diffCommand ([beforeSource, afterSource]: string[], values: Recor
 
 async function call (positionals: string[], values: Record<string, unknown>): Promise<number> {
   return await callCommand(positionals, values, timeoutOf('call', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
+}
+
+async function mcp (positionals: string[], values: Record<string, unknown>): Promise<number> {
+  return await mcpCommand(positionals, values, timeoutOf('mcp', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
 }
 
 async function generateCommand ([modulePath]: string[], values: Record<string, unknown>): Promise<number> {

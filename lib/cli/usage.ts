@@ -7,6 +7,7 @@ Commands:
   generate <module> [--out file] Write the manifest of a Fastify app without starting a server
   call <url> <command> [name=value ...] [--params JSON] [--token T]
                                  Call a command through the service's execute endpoint
+  mcp <url> [--token T]          Serve the service's commands as MCP tools on stdio
 
 Options of every command:
   --timeout <seconds>            How long to wait: 10 per request, 30 for generate
@@ -77,7 +78,22 @@ Options:
   --timeout <seconds>   Give up on each request (manifest, then command) after this long (default 10)
 
 Exit codes: 0 printed, 1 the command failed (its code, status and message on stderr), 2 usage, network
-or manifest error.`
+or manifest error.`,
+
+  mcp: `Usage: svc-manifest mcp <url> [--token T] [--timeout seconds]
+
+Serves the commands of the service at <url> as MCP tools over stdio, for desktop MCP clients: it reads
+the manifest (<url> is its URL, or the service's origin), offers one tool per command (name with "." as
+"_", input schema from the params) and calls each through the service's execute endpoint. Stdout carries
+the protocol only; messages go to stderr. It serves until its input ends. Needs the package
+@modelcontextprotocol/sdk.
+
+Options:
+  --token <T>           Send "Authorization: Bearer <T>" with every call
+  --timeout <seconds>   Give up on each request (manifest, then each call) after this long (default 10)
+
+Exit codes: 0 input ended, 1 some commands cannot be tools (names too long or clashing), 2 usage,
+network or manifest error, or the MCP SDK is not installed.`
 }
 
 /** The help of a command, or the general help. */

@@ -70,7 +70,7 @@ t.test('usage errors: exit 2 and one line on stderr', async (t) => {
 
   const unknown = await cli('publish')
   t.equal(unknown.code, 2)
-  oneLine(t, unknown.stderr, 'unknown command "publish" (commands: fetch, check, diff, generate, call)')
+  oneLine(t, unknown.stderr, 'unknown command "publish" (commands: fetch, check, diff, generate, call, mcp)')
 
   const missing = await cli('diff', 'before.json')
   t.equal(missing.code, 2)
