@@ -1,29 +1,28 @@
 // `npm run bench` (full, a few minutes) or `npm run bench -- --quick` (every benchmark, briefly).
 // Prints the machine, one table per benchmark and a table of the goals, met or missed.
+import { execFileSync } from 'node:child_process'
 import { cpus } from 'node:os'
 import { createRequire } from 'node:module'
+import { measureInvocation } from './invoke.js'
 import { measureThroughput } from './throughput.js'
 import { fixed, formatTable, median, runScript, thousands, verdict } from './stats.js'
 
 const quick = process.argv.includes('--quick')
 const settings = quick
-  ? { rounds: 2, duration: 1, profileDuration: 1, startupRounds: 2, memoryRounds: 1, importRounds: 3 }
-  : { rounds: 5, duration: 3, profileDuration: 2, startupRounds: 9, memoryRounds: 3, importRounds: 21 }
+  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3, sequences: 200, injections: 2000 }
+  : { rounds: 5, duration: 3, profileDuration: 2, startupPairs: 9, appPairs: 15, memoryRounds: 3, importRounds: 21, sequences: 1000, injections: 20000 }
 const THROUGHPUT_COMMANDS = [50, 1000]
 const STARTUP_COMMANDS = [1000, 10000]
-/**
- * Fresh processes per round for each size. At 1,000 commands the overhead is a few tens of ms, the
- * difference of two minima that each move by about as much from run to run; those processes are cheap,
- * so that size takes three times as many samples.
- */
-const STARTUP_SAMPLES_PER_ROUND = { 1000: 3, 10000: 1 }
+const APP_ROUTES = [20, 200]
 const MEMORY_COMMANDS = 10000
 
 const goals = []
 const begun = Date.now()
 printMachine()
 await throughputBenchmark()
+await invocationBenchmark()
 await startupBenchmark()
+await appStartBenchmark()
 await memoryBenchmark()
 await importBenchmark()
 console.log(`\n### Goals\n\n${formatTable(['Goal', 'Target', 'Measured', 'Result'], goals)}`)
@@ -42,19 +41,36 @@ async function throughputBenchmark () {
     for (const result of await measureThroughput(count, settings)) {
       const ratio = result.manifest / result.baseline
       const label = result.status === 200 ? `GET 200 (${thousands(result.bytes)} B body)` : 'GET 304 (If-None-Match)'
-      rows.push([label, count, thousands(result.manifest), thousands(result.baseline), fixed(ratio), verdict(ratio >= 0.97),
-        `${fixed(result.manifestCpu, 1)} / ${fixed(result.baselineCpu, 1)}`, fixed(result.baselineCpu / result.manifestCpu)])
-      goals.push([`manifest ${result.status}, ${count} commands: req/s vs baseline`, '≥ 0.97', fixed(ratio), verdict(ratio >= 0.97)])
+      const cpuRatio = result.manifestCpu / result.baselineCpu
+      rows.push([label, count, thousands(result.manifest), thousands(result.baseline), fixed(ratio),
+        `${fixed(result.manifestCpu, 1)} / ${fixed(result.baselineCpu, 1)}`, fixed(cpuRatio), verdict(cpuRatio <= 1.03)])
+      goals.push([`manifest ${result.status}, ${count} commands: server CPU per request vs baseline`, '≤ 1.03', fixed(cpuRatio), verdict(cpuRatio <= 1.03)])
       work.push(perRequestRow(label, count, result.perRequest))
     }
   }
   console.log(`\n### Throughput (req/s, median of ${settings.rounds} alternating rounds of ${settings.duration} s)\n`)
-  console.log(formatTable(['Response', 'Commands', 'Manifest', 'Baseline', 'Ratio', '≥ 0.97', 'Server CPU µs/req (manifest / baseline)', 'CPU ratio'], rows))
+  console.log(formatTable(['Response', 'Commands', 'Manifest req/s', 'Baseline req/s', 'req/s ratio', 'Server CPU µs/req (manifest / baseline)', 'CPU ratio', '≤ 1.03'], rows))
   console.log('\n### Work per request beneath the handler (profiled without inlining)\n')
   console.log(formatTable(['Response', 'Commands', 'Manifest handler-file functions', 'Handler-file bytes/req (manifest / baseline)', 'All bytes/req (manifest / baseline)', 'Serialising or hashing frames', 'Result'], work.map((row) => row.cells)))
   const extra = work.filter((row) => !row.met)
   goals.push(['no serialisation, hashing or extra allocation per request', 'none beyond baseline',
     extra.length === 0 ? 'none' : extra.map((row) => row.cells[0]).join('; '), verdict(extra.length === 0)])
+}
+
+/** Execute against the route itself, and a 5-step pipeline against the same 5 calls made directly (DESIGN §11). */
+async function invocationBenchmark () {
+  const result = await measureInvocation(settings)
+  const rate = result.execute / result.direct
+  const sequence = result.pipelineSequence / result.directSequence
+  console.log(`\n### Invocation (medians of ${settings.rounds} alternating rounds: ${settings.duration} s of load, ${settings.sequences} sequences)\n`)
+  console.log(formatTable(['Comparison', 'Direct', 'Through the plugin', 'Ratio', 'Goal', 'Result'], [
+    ['execute req/s vs GET of the route (10 connections)', thousands(result.direct), thousands(result.execute), fixed(rate), '≥ 0.8', verdict(rate >= 0.8)],
+    ['server CPU µs per request', fixed(result.directCpu, 1), fixed(result.executeCpu, 1), fixed(result.directCpu / result.executeCpu), '', ''],
+    ['5-step pipeline vs 5 calls, µs per sequence (1 keep-alive connection)', fixed(result.directSequence, 0), fixed(result.pipelineSequence, 0), fixed(sequence), '≤ 1.25', verdict(sequence <= 1.25)]
+  ]))
+  console.log(`\nOne app.inject() of the same route inside the server: ${fixed(result.injectCpu, 1)} µs CPU per call.`)
+  goals.push(['execute req/s vs calling the route directly', '≥ 0.8', fixed(rate), verdict(rate >= 0.8)])
+  goals.push(['5-step pipeline time vs 5 direct calls, one keep-alive connection', '≤ 1.25×', `${fixed(sequence)}×`, verdict(sequence <= 1.25)])
 }
 
 /** Met when no serialising or hashing function runs and the handler's own code allocates no more than the baseline's. */
@@ -69,53 +85,89 @@ function perRequestRow (label, count, { manifest, baseline }) {
   }
 }
 
+/**
+ * The plugin's own start-up work against @fastify/swagger's (DESIGN §11): fresh processes, plugin and swagger
+ * alternating, each timing only the hooks its variant added, on Node 24's main-thread clock when available.
+ */
 async function startupBenchmark () {
-  const samples = new Map(STARTUP_COMMANDS.map((count) => [count, { plain: [], plugin: [], swagger: [] }]))
-  for (let round = 0; round < settings.startupRounds; round++) {
+  const node = node24()
+  const samples = new Map(STARTUP_COMMANDS.map((count) => [count, { plugin: [], swagger: [], floor: [] }]))
+  let clock
+  for (let pair = 0; pair < settings.startupPairs; pair++) {
     for (const count of STARTUP_COMMANDS) {
-      for (let sample = 0; sample < STARTUP_SAMPLES_PER_ROUND[count]; sample++) {
-        for (const variant of ['plain', 'plugin', 'swagger']) {
-          samples.get(count)[variant].push((await runScript('startup.js', [variant, count])).cpuMs)
-        }
-      }
+      const plugin = await runScript('own-work.js', ['plugin', count], [], node)
+      const swagger = await runScript('own-work.js', ['swagger', count], [], node)
+      samples.get(count).plugin.push(plugin)
+      samples.get(count).swagger.push(swagger.ownMs)
+      samples.get(count).floor.push(plugin.floorMs)
+      clock = plugin.clock
     }
   }
   const rows = []
-  const overheads = new Map()
-  for (const [count, { plain, plugin, swagger }] of samples) {
-    // Best of the fresh processes: Fastify's own start-up flips between a fast and a slow mode from one
-    // process to the next (see docs/benchmarks.md), which would swamp a difference of medians.
-    const pluginOverhead = Math.min(...plugin) - Math.min(...plain)
-    const swaggerOverhead = Math.min(...swagger) - Math.min(...plain)
-    overheads.set(count, pluginOverhead)
-    const ratio = pluginOverhead / swaggerOverhead
-    rows.push([count, bestAndMedian(plain), bestAndMedian(plugin), fixed(pluginOverhead, 0), bestAndMedian(swagger), fixed(swaggerOverhead, 0), fixed(ratio)])
-    if (count === 10000) goals.push(['start-up overhead, 10,000 commands, vs @fastify/swagger', '≤ 0.25', fixed(ratio), verdict(ratio <= 0.25)])
+  for (const [count, { plugin, swagger, floor }] of samples) {
+    const ratios = plugin.map((sample, index) => sample.ownMs / swagger[index])
+    const floorRatios = plugin.map((sample, index) => sample.ownMs / floor[index])
+    const part = (name) => fixed(median(plugin.map((sample) => sample.parts[name] ?? 0)), 1)
+    rows.push([count, fixed(median(plugin.map((sample) => sample.ownMs)), 1), `${part('register')} / ${part('onRoute')} / ${part('onReady')}`,
+      fixed(median(swagger), 1), rangeOf(ratios), fixed(median(floor), 1), rangeOf(floorRatios)])
+    if (count === 10000) {
+      goals.push(['start-up own work, 10,000 commands, vs @fastify/swagger', '≤ 0.35', fixed(median(ratios)), verdict(median(ratios) <= 0.35)])
+      goals.push(['start-up own work, 10,000 commands, vs the floor', '≤ 5×', `${fixed(median(floorRatios), 1)}×`, verdict(median(floorRatios) <= 5)])
+    }
   }
-  const growth = overheads.get(10000) / overheads.get(1000)
-  goals.push(['start-up overhead growth, 1,000 → 10,000 commands', '≤ 11×', `${fixed(growth, 1)}×`, verdict(growth <= 11)])
-  const processes = STARTUP_COMMANDS.map((count) => `${settings.startupRounds * STARTUP_SAMPLES_PER_ROUND[count]} at ${thousands(count)}`).join(', ')
-  console.log(`\n### Start-up (CPU ms from registering to ready(), best / median of fresh processes: ${processes})\n`)
-  console.log(formatTable(['Commands', 'Plain Fastify', 'With plugin', 'Plugin overhead', 'With swagger + swagger()', 'Swagger overhead', 'Plugin / swagger'], rows))
+  const own = (count) => median(samples.get(count).plugin.map((sample) => sample.ownMs))
+  const growth = own(10000) / own(1000)
+  goals.push(['start-up own work growth, 1,000 → 10,000 commands', '≤ 11×', `${fixed(growth, 1)}×`, verdict(growth <= 11)])
+  console.log(`\n### Start-up, own work (${clock === 'thread' ? 'main-thread' : 'process'} CPU ms, medians of ${settings.startupPairs} pairs of fresh processes; ratios: median [min–max] of the per-pair ratios)\n`)
+  console.log(formatTable(['Commands', 'Plugin', 'register / onRoute / onReady', 'Swagger (+ swagger())', 'Plugin / swagger', 'Floor', 'Plugin / floor'], rows))
 }
 
-function bestAndMedian (samples) {
-  return `${fixed(Math.min(...samples), 0)} / ${fixed(median(samples), 0)}`
+/** Median and range of per-pair ratios, as `0.52 [0.41–0.66]`. */
+function rangeOf (ratios) {
+  return `${fixed(median(ratios))} [${fixed(Math.min(...ratios))}–${fixed(Math.max(...ratios))}]`
+}
+
+/** Node 24 from the npm registry (its `process.threadCpuUsage()` times the main thread alone), else this Node. */
+function node24 () {
+  try {
+    return execFileSync('npx', ['-y', '-p', 'node@24', 'node', '-p', 'process.execPath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+  } catch {
+    return process.execPath
+  }
+}
+
+/** Whole-process CPU of a small app with real validation, with the plugin against without, paired. */
+async function appStartBenchmark () {
+  const rows = []
+  for (const count of APP_ROUTES) {
+    const plain = []
+    const plugin = []
+    for (let pair = 0; pair < settings.appPairs; pair++) {
+      plain.push((await runScript('app-start.js', ['plain', count])).cpuMs)
+      plugin.push((await runScript('app-start.js', ['plugin', count])).cpuMs)
+    }
+    const ratios = plugin.map((value, index) => value / plain[index])
+    rows.push([count, fixed(median(plain), 0), fixed(median(plugin), 0), rangeOf(ratios)])
+    goals.push([`whole start of a ${count}-route app with real validation, plugin vs none`, '≤ 1.08×', `${fixed(median(ratios))}×`, verdict(median(ratios) <= 1.08)])
+  }
+  console.log(`\n### What a user feels (process CPU ms from start to ready(), imports included; medians of ${settings.appPairs} pairs)\n`)
+  console.log(formatTable(['Routes', 'Without plugin', 'With plugin', 'With / without'], rows))
 }
 
 async function memoryBenchmark () {
-  const plain = []
-  const plugin = []
+  const samples = { plain: [], plugin: [], 'plugin-read': [] }
   for (let round = 0; round < settings.memoryRounds; round++) {
-    plain.push(await runScript('memory.js', ['plain', MEMORY_COMMANDS], ['--expose-gc']))
-    plugin.push(await runScript('memory.js', ['plugin', MEMORY_COMMANDS], ['--expose-gc']))
+    for (const variant of Object.keys(samples)) samples[variant].push(await runScript('memory.js', [variant, MEMORY_COMMANDS], ['--expose-gc']))
   }
-  const heap = median(plugin.map((sample) => sample.heapUsed)) - median(plain.map((sample) => sample.heapUsed))
-  const buffers = median(plugin.map((sample) => sample.arrayBuffers)) - median(plain.map((sample) => sample.arrayBuffers))
+  const of = (variant, field) => median(samples[variant].map((sample) => sample[field]))
+  const rows = ['plugin', 'plugin-read'].map((variant) => {
+    const heap = of(variant, 'heapUsed') - of('plain', 'heapUsed')
+    const buffers = of(variant, 'arrayBuffers') - of('plain', 'arrayBuffers')
+    return [variant === 'plugin' ? 'served only' : 'after reading app.svc.manifest', MEMORY_COMMANDS, `${fixed(heap / 2 ** 20, 1)} MiB`,
+      `${fixed(buffers / 2 ** 20, 1)} MiB`, `${thousands((heap + buffers) / MEMORY_COMMANDS)} B`]
+  })
   console.log(`\n### Memory retained after ready() (median of ${settings.memoryRounds} fresh processes)\n`)
-  console.log(formatTable(['Commands', 'Heap retained', 'Array buffers (served body)', 'Total per command'], [
-    [MEMORY_COMMANDS, `${fixed(heap / 2 ** 20, 1)} MiB`, `${fixed(buffers / 2 ** 20, 1)} MiB`, `${thousands((heap + buffers) / MEMORY_COMMANDS)} B`]
-  ]))
+  console.log(formatTable(['Variant', 'Commands', 'Heap retained', 'Array buffers (served body)', 'Total per command'], rows))
 }
 
 /** CPU that importing each entry adds to an app that has already imported Fastify, in fresh processes. */

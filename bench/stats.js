@@ -20,12 +20,12 @@ export function median (values) {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
-/** Runs `bench/<script>` in a fresh Node process and returns the JSON it prints last. */
-export async function runScript (script, args, nodeFlags = []) {
+/** Runs `bench/<script>` in a fresh Node process (this Node, or the binary `node`) and returns the JSON it prints last. */
+export async function runScript (script, args, nodeFlags = [], node = process.execPath) {
   const path = fileURLToPath(new URL(script, import.meta.url))
   await waitForBuild()
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...nodeFlags, path, ...args.map(String)], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(node, [...nodeFlags, path, ...args.map(String)], { maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error) {
         reject(new Error(`${script} ${args.join(' ')} failed: ${stderr || error.message}`))
         return

@@ -40,6 +40,11 @@ export class Catalog {
     for (const route of routes) this.byName.set(route.name, route)
   }
 
+  /** The route of a command of the manifest, or undefined: only commands are reachable by name. */
+  command (name: string): CatalogCommand | undefined {
+    return this.byName.get(name)
+  }
+
   get manifest (): Readonly<Manifest> {
     this.parsed ??= deepFreeze(JSON.parse(this.body.toString('utf8')) as Manifest)
     return this.parsed

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { buildManifest } from './build/manifest.js'
 import { togetherByKind } from './build/problems.js'
+import type { Schema } from './build/type-map.js'
 import { Catalog } from './catalog.js'
 import { RouteCollector } from './collect/collector.js'
 import { Declarations } from './collect/declarations.js'
@@ -9,7 +10,11 @@ import type { SvcRouteOptions } from './collect/svc-option.js'
 import { UnseenRoutes } from './collect/unseen-routes.js'
 import { FST_SVC_NOT_READY, FST_SVC_UNSEEN_ROUTES } from './errors.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
+import { Dispatcher } from './http/dispatch.js'
+import { registerInvokeRoutes } from './http/invoke.js'
+import { EndpointLinks } from './http/links.js'
 import { manifestHandler, prepareResponse, withoutCookies, type PreparedResponse } from './http/manifest.js'
+import { McpEndpoint } from './http/mcp.js'
 import type { Manifest } from './manifest/types.js'
 import { readOptions, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
 
@@ -65,14 +70,20 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const serveManifest = manifestHandler(() => prepared)
   fastify.get(config.path, manifestRoute, serveManifest)
   fastify.head(config.path, manifestRoute, serveManifest)
+  // Each endpoint of the plugin adds its entry to the manifest's Link header here.
+  const links = new EndpointLinks()
+  const dispatcher = new Dispatcher(fastify, () => catalog)
+  registerInvokeRoutes(fastify, config, dispatcher, links)
+  const mcp = await McpEndpoint.register(fastify, config, dispatcher, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
     if (config.unseenRoutes !== 'ignore') reportUnseenRoutes(fastify, unseenRoutes.find(fastify), config.unseenRoutes)
     if (collector.errors.length > 0) throw togetherByKind(collector.errors)
     auth.resolve(fastify)
     const { manifest, routes } = buildManifest(config, declarations, collector.commands)
-    prepared = prepareResponse(manifest, config.maxAge)
+    prepared = prepareResponse(manifest, config.maxAge, links.header())
     catalog = new Catalog(prepared.body, prepared.checksum, routes)
+    mcp?.prepare(catalog, (id) => fastify.getSchema(id) as Schema | undefined)
     declarations.close()
     collector.release()
   })

@@ -55,11 +55,23 @@ export interface SvcManifestOptions {
    * `'error'` rejects with `FST_SVC_UNSEEN_ROUTES`, `'ignore'` does nothing.
    */
   unseenRoutes?: UnseenRoutesMode
+  /** Where the plugin's endpoints live: `{basePath}/execute`, `{basePath}/pipeline`. Default `'/svc'`. */
+  basePath?: string
+  /** `false` turns execute and pipeline off; `{ maxSteps }` limits a pipeline (default 16). Default `true`. */
+  invoke?: boolean | { maxSteps?: number }
+  /** `true` or `{ path }` serves every command as an MCP tool over Streamable HTTP (default path `'/mcp'`). Default `false`. */
+  mcp?: boolean | { path?: string }
 }
 
 const DEFAULT_PATH = '/.well-known/svc.json'
 const DEFAULT_MAX_AGE = 300
 const DEFAULT_UNSEEN_ROUTES: UnseenRoutesMode = 'warn'
+/** Where execute and pipeline (and the plugin's other endpoints) live. */
+export const DEFAULT_BASE_PATH = '/svc'
+/** The most steps one pipeline request may have. */
+export const DEFAULT_MAX_STEPS = 16
+/** Where the MCP endpoint is served when `mcp` is `true`. */
+export const DEFAULT_MCP_PATH = '/mcp'
 
 /** The plugin options, checked and with defaults applied. */
 export interface Config {
@@ -73,6 +85,12 @@ export interface Config {
   path: string
   maxAge: number
   unseenRoutes: UnseenRoutesMode
+  /** Without a trailing `/`: `''` when the option is `'/'`. */
+  basePath: string
+  /** `false` when execute and pipeline are off. */
+  invoke: false | { maxSteps: number }
+  /** `false` when the MCP endpoint is off. */
+  mcp: false | { path: string }
   /** Fastify's `logLevel` and `logSerializers` register options, applied to the manifest route. */
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
   /** The declarations given as options, registered before any `app.svc.type/event/channel` call. */
@@ -81,7 +99,7 @@ export interface Config {
   channels: Record<string, unknown>
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'mcp']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -107,6 +125,9 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     path: readPath(options.path),
     maxAge: readMaxAge(options.maxAge),
     unseenRoutes: readUnseenRoutes(options.unseenRoutes),
+    basePath: readBasePath(options.basePath),
+    invoke: readInvoke(options.invoke),
+    mcp: readMcp(options.mcp),
     routeLog: readRouteLog(options as Record<string, unknown>),
     types: readDeclarations(options.types, 'types'),
     events: readDeclarations(options.events, 'events'),
@@ -174,6 +195,42 @@ function readUnseenRoutes (value: unknown): UnseenRoutesMode {
   if (value === undefined) return DEFAULT_UNSEEN_ROUTES
   if (value === 'warn' || value === 'error' || value === 'ignore') return value
   fail('unseenRoutes', '"warn", "error" or "ignore"', value)
+}
+
+function readBasePath (value: unknown): string {
+  if (value === undefined) return DEFAULT_BASE_PATH
+  // Also a URL in the manifest's Link header, and a plain route prefix: no params, wildcards or spaces.
+  if (typeof value !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*$/.test(value)) {
+    fail('basePath', 'a URL path starting with "/" of letters, digits, "-", ".", "_", "~", "%" and "/" (such as "/svc")', value)
+  }
+  return value.replace(/\/+$/, '')
+}
+
+function readInvoke (value: unknown): Config['invoke'] {
+  if (value === undefined || value === true) return { maxSteps: DEFAULT_MAX_STEPS }
+  if (value === false) return false
+  if (!isPlainObject(value)) fail('invoke', 'true, false or { maxSteps } with maxSteps a whole number of 1 or more', value)
+  for (const key of Object.keys(value)) {
+    if (key !== 'maxSteps') fail(`invoke.${key}`, 'absent (invoke takes maxSteps)', value[key])
+  }
+  const { maxSteps = DEFAULT_MAX_STEPS } = value
+  if (!Number.isSafeInteger(maxSteps) || (maxSteps as number) < 1) fail('invoke.maxSteps', 'a whole number of 1 or more', maxSteps)
+  return { maxSteps: maxSteps as number }
+}
+
+function readMcp (value: unknown): Config['mcp'] {
+  if (value === undefined || value === false) return false
+  if (value === true) return { path: DEFAULT_MCP_PATH }
+  if (!isPlainObject(value)) fail('mcp', 'true, false or { path }', value)
+  for (const key of Object.keys(value)) {
+    if (key !== 'path') fail(`mcp.${key}`, 'absent (mcp takes path)', value[key])
+  }
+  const { path = DEFAULT_MCP_PATH } = value
+  // Also a URL in the manifest's Link header: no params, wildcards or spaces.
+  if (typeof path !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*$/.test(path)) {
+    fail('mcp.path', 'a URL path starting with "/" of letters, digits, "-", ".", "_", "~", "%" and "/" (such as "/mcp")', path)
+  }
+  return { path }
 }
 
 function readRouteLog (options: Record<string, unknown>): Config['routeLog'] {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'tstyche'
 import {
-  checksumOf, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
-  type Change, type Manifest, type ManifestClient, type ManifestDiff, type ManifestResult, type VerifyResult
+  checksumOf, CommandError, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
+  type Change, type Manifest, type ManifestClient, type ManifestDiff, type ManifestResult, type PipelineResult, type VerifyResult
 } from '../lib/client/index.js'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type ManifestV1 } from '../lib/schema.js'
 
@@ -9,6 +9,8 @@ describe('fastify-svc-manifest/client', () => {
   test('createManifestClient takes a URL and optional fetch and clock', () => {
     expect(createManifestClient).type.toBeCallableWith({ url: 'https://shop.example/.well-known/svc.json' })
     expect(createManifestClient).type.toBeCallableWith({ url: new URL('https://shop.example/'), fetch, now: Date.now })
+    expect(createManifestClient).type.toBeCallableWith({ url: 'https://x.example', timeout: 5000, maxBodySize: 1024 })
+    expect(createManifestClient).type.not.toBeCallableWith({ url: 'https://x.example', timeout: '5s' })
     expect(createManifestClient).type.not.toBeCallableWith({ fetch })
     expect(createManifestClient({ url: 'https://x.example' })).type.toBe<ManifestClient>()
   })
@@ -16,8 +18,20 @@ describe('fastify-svc-manifest/client', () => {
   test('get() resolves to the manifest and its status', () => {
     const client = createManifestClient({ url: 'https://x.example' })
     expect(client.get()).type.toBe<Promise<ManifestResult>>()
+    expect(client.get({ signal: AbortSignal.timeout(1000) })).type.toBe<Promise<ManifestResult>>()
+    expect(client.get).type.not.toBeCallableWith({ signal: 'abort' })
     expect<ManifestResult['status']>().type.toBe<'fetched' | 'fresh' | 'revalidated' | 'changed'>()
     expect(client.manifest).type.toBe<Manifest | undefined>()
+  })
+
+  test('execute and pipeline call commands by name', () => {
+    const client = createManifestClient({ url: 'https://x.example', invokeUrl: 'https://x.example/svc' })
+    expect(client.execute('search', { q: 'tea' })).type.toBe<Promise<unknown>>()
+    expect(client.execute<string[]>('search', { q: 'tea' }, { token: 't', signal: AbortSignal.timeout(1) })).type.toBe<Promise<string[]>>()
+    expect(client.execute).type.not.toBeCallableWith('search', 'q=tea')
+    expect(client.pipeline([{ command: 'search', params: { q: 'tea' }, as: 'found' }], { token: 't', continueOnError: true })).type.toBe<Promise<PipelineResult>>()
+    expect(client.pipeline).type.not.toBeCallableWith([{ params: {} }])
+    expect(new CommandError({ code: 'NOT_FOUND', message: 'x', status: 404 }).status).type.toBe<number>()
   })
 
   test('verify, diff and checksum take manifests', () => {
@@ -32,6 +46,7 @@ describe('fastify-svc-manifest/client', () => {
   test('errors carry a stable code', () => {
     expect(new ManifestClientError('SVC_CLIENT_NETWORK', 'down').code).type.toBe<ManifestClientError['code']>()
     expect(ManifestClientError).type.not.toBeConstructableWith('NOT_A_CODE', 'x')
+    expect<'SVC_CLIENT_TIMEOUT' | 'SVC_CLIENT_ABORTED' | 'SVC_CLIENT_REDIRECT' | 'SVC_CLIENT_BODY_TOO_LARGE'>().type.toBeAssignableTo<ManifestClientError['code']>()
   })
 })
 

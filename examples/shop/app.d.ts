@@ -6,6 +6,10 @@ export declare const DEMO_TOKEN: 'demo-token'
 export interface ShopOptions {
   /** Manifest layout: '1.0' (default) or '0.5.0'. */
   layout?: '1.0' | '0.5.0'
+  /** The address the shop is reached at, served as the manifest's baseUrl. Default 'http://127.0.0.1:3000'. */
+  baseUrl?: string
+  /** Serve every command as an MCP tool at /mcp. Default false. */
+  mcp?: boolean
 }
 
 export declare function buildShop (options?: ShopOptions): Promise<FastifyInstance>

@@ -3,12 +3,14 @@
  * Uses Node's own `fetch`; no HTTP library.
  */
 export { createManifestClient } from './client.js'
-export type { ManifestClient, ManifestClientOptions, ManifestResult, ManifestStatus } from './client.js'
+export type { GetOptions, ManifestClient, ManifestClientOptions, ManifestResult, ManifestStatus } from './client.js'
+export { CommandError } from './invoke.js'
+export type { CommandErrorBody, InvokeOptions, PipelineOptions, PipelineResult, PipelineStep, PipelineStepResult } from './invoke.js'
 export { diffManifests } from './diff.js'
 export type { Change, ChangeKind, ManifestDiff } from './changes.js'
 export { ManifestClientError } from './errors.js'
 export type { ManifestClientErrorCode, ManifestClientErrorDetails } from './errors.js'
 export { verifyManifest } from './verify.js'
 export type { VerifyResult } from './verify.js'
-export { checksumOf } from '../manifest/canonical.js'
+export { checksumOf } from './checksum.js'
 export type { Manifest } from '../manifest/types.js'

@@ -14,18 +14,21 @@ export interface PreparedResponse {
   notModifiedHeaders: Record<string, string>
 }
 
-export function prepareResponse (manifest: Readonly<Manifest>, maxAge: number): PreparedResponse {
+/** `link`: the RFC 8288 header naming the plugin's other endpoints, on the 200 and the 304. */
+export function prepareResponse (manifest: Readonly<Manifest>, maxAge: number, link?: string): PreparedResponse {
   const cacheControl = `public, max-age=${maxAge}`
   const etag = `"${manifest.checksum}"`
   const body = Buffer.from(JSON.stringify(manifest), 'utf8')
-  const headers = { 'content-type': 'application/json; charset=utf-8', etag, 'cache-control': cacheControl }
+  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', etag, 'cache-control': cacheControl }
+  const notModifiedHeaders: Record<string, string> = { etag, 'cache-control': cacheControl }
+  if (link !== undefined) headers.link = notModifiedHeaders.link = link
   return {
     body,
     checksum: manifest.checksum,
     etag,
     headers,
     headHeaders: { ...headers, 'content-length': String(body.length) },
-    notModifiedHeaders: { etag, 'cache-control': cacheControl }
+    notModifiedHeaders
   }
 }
 

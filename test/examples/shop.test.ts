@@ -104,6 +104,10 @@ t.test('server.js listens on 127.0.0.1 and prints the manifest URL', async (t) =
   const manifest = await response.json() as Manifest
   t.equal(manifest.svc, '0.5.0', 'SVC_LAYOUT picks the layout')
   t.equal(response.headers.get('etag'), `"${manifest.checksum}"`)
+  t.equal(manifest.baseUrl, new URL(url).origin, 'baseUrl is the address the shop listens on')
+  t.match(output, `Call a command: curl -s ${manifest.baseUrl}/svc/execute`)
+  const executed = await fetch(`${manifest.baseUrl}/svc/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"command":"search","params":{"q":"tea"}}' })
+  t.same(((await executed.json()) as { result: Array<{ sku: string }> }).result.map((product: { sku: string }) => product.sku), ['mug', 'tea-black', 'tea-green'], 'the printed call works at baseUrl')
   const notModified = await fetch(url, { headers: { 'if-none-match': manifest.checksum } })
   t.equal(notModified.status, 304)
   child.kill()

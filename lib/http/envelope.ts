@@ -1,0 +1,46 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import type { OutgoingHttpHeaders } from 'node:http'
+import { codeOfStatus, type CommandError, type Outcome } from './outcome.js'
+
+/** Answers a refused envelope: the plugin's own `INVALID_REQUEST`. */
+export function sendInvalidRequest (reply: FastifyReply, message: string, requestId: unknown): FastifyReply {
+  return sendError(reply, { code: 'INVALID_REQUEST', message, status: 400 }, requestId)
+}
+
+export function sendError (reply: FastifyReply, error: CommandError, requestId: unknown): FastifyReply {
+  const body: Record<string, unknown> = { ok: false, error }
+  if (requestId !== undefined) body.requestId = requestId
+  return reply.code(error.status).send(body)
+}
+
+/** The route's outcome as the outer response: 200 with the result, or the route's status with the error. */
+export function sendOutcome (reply: FastifyReply, outcome: Outcome, requestId: unknown): FastifyReply {
+  if (outcome.headers !== undefined) relayHeaders(reply, outcome.headers)
+  if (!outcome.ok) return sendError(reply, outcome.error, requestId)
+  const body: Record<string, unknown> = { ok: true, result: outcome.result }
+  if (outcome.encoding !== undefined) {
+    body.encoding = outcome.encoding
+    body.contentType = outcome.contentType
+  }
+  if (requestId !== undefined) body.requestId = requestId
+  return reply.send(body)
+}
+
+/** `set-cookie` values add up (a pipeline relays every step's); other headers take the latest value. */
+export function relayHeaders (reply: FastifyReply, headers: OutgoingHttpHeaders): void {
+  for (const name of Object.keys(headers)) reply.header(name, headers[name])
+}
+
+/**
+ * Errors raised before the handler runs, on the outer request: a body that is not JSON, too large or of
+ * another media type (`INVALID_REQUEST`, `PAYLOAD_TOO_LARGE`), or an app-wide hook that threw (its status
+ * gives the code, as for a route). Always the envelope, so a client has one format to read.
+ */
+export function envelopeErrorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500
+  if (status >= 500) request.log.error({ err: error }, 'invocation request failed')
+  const parsing = typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_') && status !== 413
+  const body: CommandError = { code: parsing ? 'INVALID_REQUEST' : codeOfStatus(status), message: error.message, status }
+  if (typeof error.code === 'string') body.cause = error.code
+  sendError(reply, body, undefined)
+}

@@ -1,0 +1,18 @@
+/**
+ * The RFC 8288 `Link` header that the manifest's 200 and 304 carry: one entry per endpoint the plugin
+ * serves, so clients find them without a change to the wire format. Each endpoint adds itself with one
+ * call while the plugin registers; the header is joined once, when the manifest response is prepared.
+ */
+export class EndpointLinks {
+  private readonly entries: string[] = []
+
+  /** `path` is an absolute URL path such as `/svc/execute`; `rel` a registered or extension relation type. */
+  add (path: string, rel: string): void {
+    this.entries.push(`<${path}>; rel="${rel}"`)
+  }
+
+  /** The header value, or undefined when no endpoint is on. */
+  header (): string | undefined {
+    return this.entries.length === 0 ? undefined : this.entries.join(', ')
+  }
+}

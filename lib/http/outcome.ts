@@ -1,0 +1,127 @@
+import { STATUS_CODES, type OutgoingHttpHeaders } from 'node:http'
+
+/** The error object of a failed command, in execute's envelope and in a pipeline's results. */
+export interface CommandError {
+  code: string
+  message: string
+  status: number
+  /** The route's own error `code` (`FST_ERR_VALIDATION`, `FST_SVC_UNAUTHORIZED`, …) when it sent one. */
+  cause?: string
+}
+
+export interface Success {
+  ok: true
+  result: unknown
+  /** Present when the route answered a body that is neither JSON nor text: `result` is then base64. */
+  encoding?: 'base64'
+  contentType?: string
+}
+
+export interface Failure {
+  ok: false
+  error: CommandError
+}
+
+/** A command's outcome, and the response headers of its route that are passed on to the caller. */
+export type Outcome = (Success | Failure) & { headers?: OutgoingHttpHeaders }
+
+/** What an inner response looks like to us (the part of light-my-request's response that is read). */
+export interface RouteResponse {
+  statusCode: number
+  headers: OutgoingHttpHeaders
+  rawPayload: Buffer
+  /** `rawPayload` as UTF-8 text, already decoded by light-my-request. */
+  payload: string
+}
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'INVALID_PARAMS',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'RATE_LIMITED'
+}
+
+/** The envelope code for an HTTP status: the table of DESIGN §8, else `COMMAND_FAILED` (4xx) or `INTERNAL_ERROR`. */
+export function codeOfStatus (status: number): string {
+  return CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'COMMAND_FAILED')
+}
+
+/** A refusal by the plugin itself, before or instead of calling the route. */
+export function refusal (status: number, code: string, message: string): Failure {
+  return { ok: false, error: { code, message, status } }
+}
+
+const RELAYED = new Set(['www-authenticate', 'retry-after', 'set-cookie', 'ratelimit'])
+
+/** The route's response as an outcome: its body as `result` on 2xx, its error as the error object otherwise. */
+export function outcomeOf (response: RouteResponse): Outcome {
+  const status = response.statusCode
+  const outcome: Outcome = status >= 200 && status < 300 ? successOf(response) : failureOf(response)
+  const headers = relayedHeaders(response.headers)
+  if (headers !== undefined) outcome.headers = headers
+  return outcome
+}
+
+function successOf ({ headers, rawPayload, payload }: RouteResponse): Success {
+  if (rawPayload.length === 0) return { ok: true, result: null }
+  const contentType = headers['content-type'] as string | undefined
+  const kind = bodyKind(contentType)
+  if (kind === 'json') {
+    try {
+      return { ok: true, result: JSON.parse(payload) }
+    } catch {
+      // A route that calls its body JSON but sends something else: the text is all there is to pass on.
+      return { ok: true, result: payload }
+    }
+  }
+  if (kind === 'text') return { ok: true, result: payload }
+  return { ok: true, result: rawPayload.toString('base64'), encoding: 'base64', contentType: contentType ?? 'application/octet-stream' }
+}
+
+/** `message` is what the route sent, never more: Fastify's error JSON `message`, a text body, else the status text. */
+function failureOf ({ statusCode, headers, payload }: RouteResponse): Failure {
+  // A redirect or other non-2xx, non-error status cannot be the status of an envelope with a body.
+  const status = statusCode >= 400 ? statusCode : 502
+  const error: CommandError = { code: codeOfStatus(status), message: '', status }
+  const kind = bodyKind(headers['content-type'] as string | undefined)
+  let sent: unknown
+  if (kind === 'json') sent = parseOrUndefined(payload)
+  if (sent !== null && typeof sent === 'object') {
+    const { message, code } = sent as { message?: unknown, code?: unknown }
+    if (typeof message === 'string') error.message = message
+    if (typeof code === 'string') error.cause = code
+  } else if (kind === 'text') {
+    error.message = payload
+  }
+  if (error.message === '') error.message = statusCode >= 400 ? STATUS_CODES[statusCode] ?? `HTTP ${statusCode}` : `The route answered ${statusCode}, which is not a result.`
+  return { ok: false, error }
+}
+
+function bodyKind (contentType: string | undefined): 'json' | 'text' | 'other' {
+  if (contentType === undefined) return 'other'
+  const type = contentType.split(';', 1)[0].trim().toLowerCase()
+  if (type === 'application/json' || type.endsWith('+json')) return 'json'
+  if (type.startsWith('text/')) return 'text'
+  return 'other'
+}
+
+function parseOrUndefined (text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+function relayedHeaders (headers: OutgoingHttpHeaders): OutgoingHttpHeaders | undefined {
+  let relayed: OutgoingHttpHeaders | undefined
+  for (const name of Object.keys(headers)) {
+    if (!RELAYED.has(name) && !name.startsWith('ratelimit-') && !name.startsWith('x-ratelimit-')) continue
+    relayed ??= {}
+    relayed[name] = headers[name]
+  }
+  return relayed
+}

@@ -1,0 +1,170 @@
+import type { CatalogCommand, ParamPlace } from '../catalog.js'
+
+/**
+ * How to call one command's route: computed once per command (on its first call), so that turning params
+ * into a request is a walk over the params and nothing else.
+ */
+export interface RoutePlan {
+  name: string
+  method: string
+  /** The URL's static text around its path params: `literals[i]`, param `pathParams[i]`, `literals[i + 1]`, … */
+  literals: string[]
+  pathParams: string[]
+  /** The name of a last `:name?` param, which may be left out: the URL then ends before it. */
+  optionalParam?: string
+  /** Null-prototype: a param called `__proto__` or `constructor` is looked up like any other. */
+  places: Record<string, ParamPlace>
+  extraPlace: 'query' | 'body'
+  /** POST, PUT and PATCH always get a JSON body (`{}` at least), so a body schema sees an object. */
+  alwaysBody: boolean
+}
+
+/** A request to the route, or the reason the params cannot make one (answered as `INVALID_PARAMS`). */
+export type PlannedRequest = { url: string, payload: string | undefined } | { invalid: string }
+
+export function planRoute (command: CatalogCommand): RoutePlan {
+  const { literals, pathParams, optionalParam } = splitTemplate(command.url)
+  const places: Record<string, ParamPlace> = Object.create(null)
+  for (const name of Object.keys(command.places)) places[name] = command.places[name]
+  for (const name of pathParams) places[name] = 'path'
+  return {
+    name: command.name,
+    method: command.method,
+    literals,
+    pathParams,
+    optionalParam,
+    places,
+    extraPlace: command.extraPlace,
+    alwaysBody: command.extraPlace === 'body'
+  }
+}
+
+/**
+ * Splits a find-my-way URL into static text and path param names: `:name` ends at `(`, `-`, `.` or `/`
+ * and may carry a regexp in brackets (skipped); a last param may be optional (`:name?`); `::` is a literal
+ * `:`; `*` is the wildcard param, named `*`.
+ */
+export function splitTemplate (url: string): { literals: string[], pathParams: string[], optionalParam?: string } {
+  const literals: string[] = []
+  const pathParams: string[] = []
+  let optionalParam: string | undefined
+  let literal = ''
+  for (let index = 0; index < url.length; index++) {
+    const char = url[index]
+    if (char === ':' && url[index + 1] === ':') {
+      literal += ':'
+      index++
+    } else if (char === ':') {
+      let end = index + 1
+      while (end < url.length && !'(-./?'.includes(url[end])) end++
+      const name = url.slice(index + 1, end)
+      pathParams.push(name)
+      literals.push(literal)
+      literal = ''
+      index = skipRegexp(url, end)
+      if (url[index] === '?') optionalParam = name
+      else index--
+    } else if (char === '*') {
+      pathParams.push('*')
+      literals.push(literal)
+      literal = ''
+    } else {
+      literal += char
+    }
+  }
+  literals.push(literal)
+  return { literals, pathParams, optionalParam }
+}
+
+/** Past a `(regexp)`, read as find-my-way reads it: `\\` takes the next character. */
+function skipRegexp (url: string, start: number): number {
+  let index = start
+  if (url[index] !== '(') return index
+  let depth = 0
+  do {
+    if (url[index] === '\\') index++
+    else if (url[index] === '(') depth++
+    else if (url[index] === ')') depth--
+    index++
+  } while (depth > 0 && index < url.length)
+  return index
+}
+
+/**
+ * The route URL (path params filled in, query string appended) and the JSON body for these params.
+ * A param the command does not declare goes to its non-path place; the route's validation decides.
+ */
+export function planRequest (plan: RoutePlan, params: Record<string, unknown>): PlannedRequest {
+  let url = plan.literals[0]
+  for (let index = 0; index < plan.pathParams.length; index++) {
+    const name = plan.pathParams[index]
+    const given = Object.hasOwn(params, name)
+    if (!given && name === plan.optionalParam) {
+      // `/files/:name?` without a name is `/files`, as find-my-way registers it.
+      if (url.length > 1 && url.endsWith('/')) url = url.slice(0, -1)
+      break
+    }
+    const segment = pathSegment(name, params[name], given)
+    if (segment.invalid !== undefined) return segment
+    url += segment.text + plan.literals[index + 1]
+  }
+  let query = ''
+  let body: Record<string, unknown> | undefined
+  for (const name of Object.keys(params)) {
+    const place = plan.places[name] ?? plan.extraPlace
+    if (place === 'path') continue
+    const value = params[name]
+    if (place === 'body') {
+      body ??= Object.create(null) as Record<string, unknown>
+      body[name] = value
+      continue
+    }
+    const pairs = queryPairs(name, value)
+    if (pairs.invalid !== undefined) return pairs
+    if (pairs.text !== '') query += query === '' ? pairs.text : `&${pairs.text}`
+  }
+  if (query !== '') url += `?${query}`
+  if (body === undefined) return { url, payload: plan.alwaysBody ? '{}' : undefined }
+  try {
+    return { url, payload: JSON.stringify(body) }
+  } catch {
+    // JSON.stringify recurses, JSON.parse does not: a body Fastify parsed may be too deep to write again.
+    return { invalid: 'The params are nested too deeply to be sent as JSON.' }
+  }
+}
+
+type Piece = { text: string, invalid?: undefined } | { invalid: string }
+
+function pathSegment (name: string, value: unknown, given: boolean): Piece {
+  if (!given) return { invalid: `Missing path param "${name}": the route's URL needs it.` }
+  if (!isScalar(value)) return { invalid: `Path param "${name}" must be a string, number or boolean; got ${kindOf(value)}.` }
+  const text = String(value)
+  // A URL parser folds "." and ".." segments into the path, which would reach another route.
+  if (text === '' || text === '.' || text === '..') return { invalid: `Path param "${name}" cannot be ${JSON.stringify(text)}: a URL cannot carry it as a segment.` }
+  return { text: encodeURIComponent(text) }
+}
+
+/** `name=value`, or one `name=item` per item of an array (none for an empty array). */
+function queryPairs (name: string, value: unknown): Piece {
+  const key = encodeURIComponent(name)
+  if (isScalar(value)) return { text: `${key}=${encodeURIComponent(String(value))}` }
+  const items = Array.isArray(value) ? value : [value]
+  let text = ''
+  for (const item of items) {
+    if (!isScalar(item)) {
+      const what = Array.isArray(value) ? `an array holding ${kindOf(item)}` : kindOf(value)
+      return { invalid: `Query param "${name}" must be a string, number, boolean or an array of them; got ${what}, which a query string cannot carry.` }
+    }
+    text += `${text === '' ? '' : '&'}${key}=${encodeURIComponent(String(item))}`
+  }
+  return { text }
+}
+
+function isScalar (value: unknown): value is string | number | boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+}
+
+function kindOf (value: unknown): string {
+  if (value === null) return 'null'
+  return Array.isArray(value) ? 'an array' : 'an object'
+}
