@@ -41,10 +41,10 @@ export function installParams (routeOptions: RouteOptions, method: string, param
 
 /**
  * The path params, always params of the command: from `schema.params` when the route has it, then any
- * `:name` of the URL that it leaves out, as a string.
+ * `:name` (or wildcard `*`) of the URL that it leaves out, as a string.
  */
 export function addPathParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
-  const fromUrl = command.url.includes(':') ? pathParamsOf(command.url) : []
+  const fromUrl = command.url.includes(':') || command.url.includes('*') ? pathParamsOf(command.url) : []
   const optional = optionalNames(fromUrl)
   let declared: Record<string, unknown> | undefined
   if (routeSchema?.params !== undefined) {

@@ -27,14 +27,14 @@ t.test('a route without any schema still lists its path params', async (t) => {
     app.get('/files/:name.:ext', { svc: { name: 'file', description: 'A file' } }, async () => ({}))
     app.get('/regexp/:id(^\\d+)', { svc: { name: 'regexp', description: 'Digits' } }, async () => ({}))
     app.get('/literal::colon/:x', { svc: { name: 'literal', description: 'Colon' } }, async () => ({}))
-    app.get('/static/*', { svc: { name: 'wildcard', description: 'No named param' } }, async () => ({}))
+    app.get('/static/*', { svc: { name: 'wildcard', description: 'The rest of the path' } }, async (request) => request.params)
   }))
   t.same(manifest.commands['users.orders'].params, { userId: { type: 'string', required: true }, orderId: { type: 'string', required: true } })
   t.same(Object.keys(manifest.commands.range.params ?? {}), ['from', 'to'])
   t.same(Object.keys(manifest.commands.file.params ?? {}), ['name', 'ext'])
   t.same(Object.keys(manifest.commands.regexp.params ?? {}), ['id'])
   t.same(Object.keys(manifest.commands.literal.params ?? {}), ['x'])
-  t.notOk('params' in manifest.commands.wildcard, 'a wildcard is not a named param')
+  t.same(manifest.commands.wildcard.params, { '*': { type: 'string', required: true } }, 'the wildcard is the param "*", as Fastify names it')
 })
 
 t.test('a last optional param (:id?) is required only when its schema says so', async (t) => {

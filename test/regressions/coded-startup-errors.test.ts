@@ -115,6 +115,8 @@ const cases: Array<[string, Record<string, unknown>, Routes | undefined, string,
     'FST_SVC_UNMAPPABLE_SCHEMA', /svc\.params\.properties\.a\.anyOf is \{\}; it must be a list of schemas/],
   ['properties that are not a map', {}, (app) => app.get('/a', { svc: { description: 'A', returns: { type: 'object', properties: [] } } }, async () => ({})),
     'FST_SVC_UNMAPPABLE_SCHEMA', /svc\.returns\.properties is \[\]; it must map names to schemas/],
+  ['null in a tuple of items', { types: { Pair: { type: 'array', items: [{ type: 'string' }, null] } } }, undefined,
+    'FST_SVC_UNMAPPABLE_SCHEMA', /type "Pair"\.items\[1\] is null, where a schema belongs/],
   ['enum that is not a list', { types: { E: { enum: 'abc' } } }, undefined, 'FST_SVC_UNMAPPABLE_SCHEMA', /type "E"\.enum is "abc"; it must be a list of JSON values/]
 ]
 

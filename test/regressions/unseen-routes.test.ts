@@ -135,3 +135,17 @@ t.test('unseenRoutes takes only warn, error or ignore', async (t) => {
   app.register(svcManifest, options({ unseenRoutes: 'yes' as never }))
   await t.rejects(Promise.resolve(app.ready()), { code: 'FST_SVC_INVALID_OPTION', message: /"unseenRoutes" must be "warn", "error" or "ignore"; got "yes"/ })
 })
+
+t.test('an unprefixed context with a catch-all and an optional root param: only the sibling route is named', async (t) => {
+  const app = Fastify()
+  await app.register(async (api) => {
+    await api.register(svcManifest, options({ unseenRoutes: 'error' }))
+    api.get('*', async () => ({}))
+    api.get('/:lang?', async () => ({}))
+    api.post('/x', async () => ({}))
+  })
+  app.register(async (other) => other.get('/outside', async () => ({})))
+  const error = await Promise.resolve(app.ready()).catch((caught: Error) => caught)
+  t.match(error, { code: 'FST_SVC_UNSEEN_ROUTES' })
+  t.match((error as Error).message, /1 route was registered .*: GET, HEAD \/outside\. /)
+})
