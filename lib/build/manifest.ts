@@ -4,11 +4,11 @@ import type { CommandSource, ParamPlace, ParamSource } from '../collect/sources.
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECLARED_TWICE } from '../errors.js'
 import { canonicalJson, sha256Hex } from '../manifest/canonical.js'
 import { isDottedName } from '../manifest/names.js'
-import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType } from '../manifest/types.js'
+import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType, ManifestTypeRef } from '../manifest/types.js'
 import type { Config } from '../options.js'
 import { deriveName } from './derive-name.js'
 import { assertJsonValues } from './json-values.js'
-import { togetherByKind } from './problems.js'
+import { togetherByKind, withHint } from './problems.js'
 import { fieldsOf, ownTypeNameOf, paramOf, propertiesOf, typeRefOf, type Schema } from './type-map.js'
 
 export interface BuiltManifest {
@@ -101,11 +101,25 @@ function buildCommand (source: CommandSource, registry: Declarations): ManifestC
   const command: ManifestCommand = { description: source.description }
   const params = buildParams(source, registry)
   if (params !== undefined) command.params = params
-  if (source.returns !== undefined) command.returns = typeRefOf(source.returns.schema, registry, source.returns.where)
+  if (source.returns !== undefined) command.returns = returnsOf(source.returns, registry)
   if (source.tags !== undefined) command.tags = source.tags
   if (source.hints !== undefined) command.hints = source.hints
   if (source.auth !== undefined) command.auth = source.auth
   return command
+}
+
+/**
+ * The return type. A response schema that Fastify tolerates may still say nothing the manifest can name
+ * (an OpenAPI-style `{ description: 'OK' }`): the error then points at `svc.returns`, which describes the
+ * return type without touching the route.
+ */
+function returnsOf (returns: NonNullable<CommandSource['returns']>, registry: Declarations): ManifestTypeRef {
+  try {
+    return typeRefOf(returns.schema, registry, returns.where)
+  } catch (error) {
+    if (returns.fromResponse !== true) throw error
+    throw withHint(error as Error, 'Or set svc.returns to describe the return type without changing the route\'s response schema.')
+  }
 }
 
 /**

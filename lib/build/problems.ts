@@ -18,3 +18,10 @@ export function togetherByKind (errors: readonly Error[]): Error {
 function codeOf (error: Error): unknown {
   return (error as { code?: unknown }).code
 }
+
+/** The same error, of the same class and code, with a sentence added to its message. */
+export function withHint (error: Error, hint: string): Error {
+  const ErrorClass = error.constructor as new (detail: string) => Error
+  const prefix = new ErrorClass('').message
+  return new ErrorClass(`${error.message.slice(prefix.length)} ${hint}`)
+}

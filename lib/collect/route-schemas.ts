@@ -103,5 +103,5 @@ export function responseSchema (routeOptions: RouteOptions, route: string): Comm
     if (!isPlainObject(media)) return undefined
     schema = media.schema as Schema
   }
-  return { where: `${route} schema.response.${code}`, schema }
+  return { where: `${route} schema.response.${code}`, schema, fromResponse: true }
 }

@@ -26,7 +26,8 @@ export interface CommandSource {
   paramSources: ParamSource[]
   /** `svc.params`, installed as the validation schema of the route and of its twins. */
   svcParams?: Schema
-  returns?: { where: string, schema: Schema }
+  /** `fromResponse`: read from the route's response schema rather than given as `svc.returns`. */
+  returns?: { where: string, schema: Schema, fromResponse?: true }
   tags?: string[]
   hints?: SvcHints
   auth?: 'required'

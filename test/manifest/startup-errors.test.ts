@@ -311,3 +311,15 @@ t.test('svc.params check the refs of the types they refer to, since the validato
     fastify.post('/node', { svc: { description: 'Node', params: Type.Object({ node: Type.Ref('Node') }) } }, async () => ({}))
   })), 'types that refer to each other')
 })
+
+t.test('a response schema Fastify tolerates but the manifest cannot name points at svc.returns', async (t) => {
+  await t.rejects(ready(app({}, (fastify) => {
+    fastify.get('/a', { schema: { response: { 200: { description: 'OK' } } }, svc: { description: 'A' } }, async () => ({}))
+  })), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /^Cannot map schema to a manifest type: GET \/a schema\.response\.200: it declares no type\. .* Or set svc\.returns to describe the return type without changing the route's response schema\.$/ })
+  await t.resolves(ready(app({}, (fastify) => {
+    fastify.get('/a', { schema: { response: { 200: { description: 'OK' } } }, svc: { description: 'A', returns: Type.Object({}) } }, async () => ({}))
+  })), 'svc.returns describes it instead')
+  await t.rejects(ready(app({}, (fastify) => {
+    fastify.get('/a', { svc: { description: 'A', returns: { description: 'OK' } } }, async () => ({}))
+  })), { message: /svc\.returns: it declares no type\. Give it exactly one type \(nullable and enums of one type are fine\)\.$/ }, 'no such hint for svc.returns itself')
+})
