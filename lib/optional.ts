@@ -14,9 +14,11 @@ export async function importOptional<T> (name: string, neededBy: string): Promis
   }
 }
 
-/** Only the package itself missing counts, not a module that the package fails to find. */
+/**
+ * Only the package itself missing counts, not a module that the package fails to find. Read from the
+ * message: loader hooks (TypeScript runners, test tools) may rethrow the error without its `code`.
+ */
 function isMissing (error: unknown, name: string): boolean {
-  const { code, message } = error as { code?: string, message?: string }
-  return (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
-    typeof message === 'string' && message.includes(`'${name}'`)
+  const message = String((error as { message?: unknown }).message)
+  return message.startsWith(`Cannot find package '${name}'`) || message.startsWith(`Cannot find module '${name}'`)
 }

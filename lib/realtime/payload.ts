@@ -14,7 +14,8 @@ const AJV_OPTIONS: Options = { strict: false, coerceTypes: false, useDefaults: f
 /**
  * Compiles one check per event that has a data schema, once, at `ready()`. Ajv is imported only when
  * some event has one, so an app without event payloads pays nothing for it. `shared` are the schemas
- * `$ref`s may point at: the app's shared schemas and the registered types.
+ * `$ref`s may point at, each with a string `$id`: the app's shared schemas and the registered types
+ * (the first schema of an `$id` wins).
  */
 export async function compilePayloadChecks (
   events: ReadonlyMap<string, { data?: object }>,
@@ -30,8 +31,8 @@ export async function compilePayloadChecks (
   formatsModule.default(ajv)
   const ids = new Set<string>()
   for (const schema of shared) {
-    const id = (schema as { $id?: unknown }).$id
-    if (typeof id !== 'string' || ids.has(id)) continue
+    const id = (schema as { $id: string }).$id
+    if (ids.has(id)) continue
     ids.add(id)
     try {
       ajv.addSchema(schema)

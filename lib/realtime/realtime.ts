@@ -63,9 +63,10 @@ class EventSubscriber {
 }
 
 /**
- * One watcher of a channel key. Until its first frame is written, states that arrive are kept (the
- * newest only); afterwards, only a newer version than the last one written goes out, so versions only
- * grow on a stream even when two instances' publishes cross on the way.
+ * One watcher of a channel key. Until its stream starts, states that arrive are kept (the newest only):
+ * one published between the subscription and the read of the stored state must not be lost. Once
+ * started, only a newer version than the last one written goes out, so versions only grow on a stream,
+ * even when two instances' publishes cross on the way.
  */
 class ChannelWatcher {
   private stream: SseStream | undefined
@@ -81,13 +82,13 @@ class ChannelWatcher {
     }
   }
 
-  /** Starts the stream with the newest state known: the stored one, or one that arrived meanwhile. */
+  /** Starts the stream with the stored state, then any newer state that arrived meanwhile. */
   begin (stream: SseStream, stored: StoredState): void {
     this.stream = stream
-    const first = this.pending !== undefined && this.pending.version > stored.version ? this.pending : stored
+    const pending = this.pending
     this.pending = undefined
-    this.version = first.version
-    stream.write(stateFrame(first.version, first.json))
+    this.offer(stored, () => stateFrame(stored.version, stored.json))
+    if (pending !== undefined) this.offer(pending, () => stateFrame(pending.version, pending.json))
   }
 }
 
@@ -112,7 +113,10 @@ export class Realtime {
   private readonly bySubject = new Map<string, Set<EventSubscriber>>()
   private readonly topics = new Map<string, WatchedTopic>()
   private heartbeat: NodeJS.Timeout | undefined
+  /** Set by `preClose`: streams end, new ones are refused; emits of requests still running go on. */
   private closing = false
+  /** Set by `onClose`: the broker is closed. */
+  private closed = false
   private readonly namespace: string
 
   constructor (private readonly deps: RealtimeDependencies) {
@@ -176,7 +180,6 @@ export class Realtime {
 
   /** Opens a channel stream: the latest state first, then every newer one. */
   async openChannel (request: FastifyRequest, reply: FastifyReply, channel: string, key: string): Promise<void> {
-    this.assertOpen()
     const broker = this.broker as Broker
     if (!broker.available) throw new FST_SVC_BROKER_UNAVAILABLE('channel streams need Redis, which cannot be reached now; retry later.')
     const topic = this.channelTopic(channel, key)
@@ -190,6 +193,7 @@ export class Realtime {
       this.unwatch(topic, watcher)
       throw new FST_SVC_BROKER_UNAVAILABLE(`the state of channel "${channel}" cannot be read: ${(error as Error).message}`)
     }
+    // Checked after the awaits: the app may have started closing meanwhile, and a stream opened now would hold it open.
     if (this.closing) {
       this.unwatch(topic, watcher)
       throw closedError()
@@ -212,12 +216,8 @@ export class Realtime {
   /** `onClose`: after the server closed, the broker's connections. */
   async close (): Promise<void> {
     this.endStreams()
+    this.closed = true
     await this.broker?.close()
-  }
-
-  /** Open streams on this instance (for tests and metrics). */
-  get streamCount (): number {
-    return this.streams.size
   }
 
   private readonly onEventMessage: BrokerListener = (message, done) => {
@@ -281,7 +281,7 @@ export class Realtime {
   }
 
   private usableBroker (call: string): Broker {
-    if (this.closing) throw new FST_SVC_CLOSED(`${call} was called after app.close().`)
+    if (this.closed) throw new FST_SVC_CLOSED(`${call} was called after app.close().`)
     if (this.broker === undefined) throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
     return this.broker
   }

@@ -54,8 +54,7 @@ export class RedisBroker implements Broker {
     const states = new Redis(url, { ...FAIL_FAST, lazyConnect: true })
     const all = [subscriber, publisher, states]
     try {
-      // connect() rejects on the first failure instead of retrying; the retry strategy applies from then on.
-      await Promise.all(all.map((connection) => connection.connect()))
+      await Promise.all(all.map(connectOrFail))
     } catch (error) {
       for (const connection of all) connection.disconnect()
       throw new FST_SVC_BROKER_UNAVAILABLE(`cannot connect to realtime.redis (${redacted(url)}): ${(error as Error).message}`)
@@ -115,6 +114,17 @@ export class RedisBroker implements Broker {
     this.failing = false
     this.log.info('fastify-svc-manifest: the realtime broker (Redis) is back')
   }
+}
+
+/**
+ * Resolves once the connection is ready; rejects with its first error (e.g. ECONNREFUSED), which says
+ * more than the "Connection is closed" that `connect()` itself rejects with.
+ */
+function connectOrFail (connection: Redis): Promise<void> {
+  return new Promise((resolve, reject) => {
+    connection.once('error', reject)
+    connection.connect().then(() => resolve(), reject)
+  })
 }
 
 /** The URL without its password, for error messages. The options checked that it parses. */

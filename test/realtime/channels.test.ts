@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
@@ -209,4 +210,62 @@ t.test('watchers come and go: the last one out unsubscribes, a new one subscribe
   await app.svc.publish('cart', 'k', 'two')
   t.same((await last.frameCount(2))[1].data, { version: 2, state: 'two' })
   last.close()
+})
+
+t.test('states published while a watcher is being set up are not lost, and versions only grow', async (t) => {
+  const { app, origin } = await start(t, { auth: undefined })
+  let publishing = true
+  let published = 0
+  // Two publishes in every turn of the event loop, racing with the watchers' set-up.
+  const loop = () => {
+    if (!publishing) return
+    for (let i = 0; i < 2; i++) app.svc.publish('cart', 'race', ++published).catch(t.error)
+    setImmediate(loop)
+  }
+  loop()
+  const watchers = await Promise.all(Array.from({ length: 10 }, () => subscribe(origin, '/svc/channels/cart/race')))
+  for (const watcher of watchers) await watcher.frameCount(2)
+  publishing = false
+  await pause(20)
+  const last = published
+  for (const watcher of watchers) {
+    await watcher.until(() => (watcher.frames.at(-1)?.data as { version: number }).version === last, 3000, `version ${last}`)
+    const versions = watcher.frames.map((frame) => (frame.data as { version: number }).version)
+    t.ok(versions.every((version, index) => index === 0 || version > versions[index - 1]), 'strictly increasing')
+    t.same(watcher.frames.at(-1)?.data, { version: last, state: last }, 'ends at the last state')
+    watcher.close()
+  }
+})
+
+t.test('a watcher that leaves while it is being authorized gets no stream', async (t) => {
+  let entered: () => void = () => {}
+  const authorizing = new Promise<void>((resolve) => { entered = resolve })
+  let answered: () => void = () => {}
+  const done = new Promise<void>((resolve) => { answered = resolve })
+  const { app, origin } = await start(t, {
+    auth: undefined,
+    channels: {
+      cart: {
+        description: 'Cart',
+        async authorize (_credential, key, request) {
+          if (key !== 'leaver') return true
+          entered()
+          await new Promise((resolve) => request.raw.socket.once('close', resolve))
+          setTimeout(answered, 20)
+          return true
+        }
+      }
+    }
+  })
+  const leaving = httpRequest(`${origin}/svc/channels/cart/leaver`, { agent: false })
+  leaving.on('error', () => {})
+  leaving.end()
+  await authorizing
+  leaving.destroy()
+  await done
+  const watcher = await subscribe(origin, '/svc/channels/cart/alice')
+  t.same((await watcher.frameCount(1))[0].data, { version: 0, state: null })
+  await app.svc.publish('cart', 'alice', 'after')
+  t.same((await watcher.frameCount(2))[1].data, { version: 1, state: 'after' })
+  watcher.close()
 })

@@ -167,6 +167,7 @@ t.test('emit refuses undeclared events and bad payloads, and then delivers nothi
   t.throws(() => app.svc.emit('news', () => {}), { code: 'FST_SVC_INVALID_EVENT_DATA', message: /a function has no JSON form/ })
   t.throws(() => app.svc.emit('news', {}, { to: '' }), { code: 'FST_SVC_INVALID_OPTION', message: /"to" must be a subject, a non-empty string; got ""/ })
   t.throws(() => app.svc.emit('news', {}, { to: 7 as unknown as string }), { code: 'FST_SVC_INVALID_OPTION', message: /got 7/ })
+  t.throws(() => app.svc.emit('news', {}, { to: (() => 'alice') as unknown as string }), { code: 'FST_SVC_INVALID_OPTION', message: /got function/ })
 
   const items = ['mug']
   const payload = { items, extra: 'kept' }
@@ -224,7 +225,7 @@ t.test('event data may $ref registered types (by name or by their own $id); form
   await app.register(svcManifest, {
     ...requiredOptions,
     types: {
-      Product: Type.Object({ sku: Type.String() }),
+      Product: Type.Object({ sku: Type.String() }, { $id: 'Product' }),
       Price: Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:price' })
     },
     events: {
@@ -247,7 +248,7 @@ t.test('an event data schema that cannot be compiled stops ready() with a coded 
     ...requiredOptions,
     events: { odd: { description: 'Odd', data: Type.Object({ code: Type.String({ pattern: '([' }) }) } }
   })
-  await t.rejects(app.ready(), { code: 'FST_SVC_INVALID_OPTION', message: /event "odd": its "data" schema cannot be compiled to check payloads/ })
+  await t.rejects(async () => app.ready(), { code: 'FST_SVC_INVALID_OPTION', message: /event "odd": its "data" schema cannot be compiled to check payloads/ })
 
   const refusedId = Fastify()
   await refusedId.register(svcManifest, {
@@ -255,7 +256,7 @@ t.test('an event data schema that cannot be compiled stops ready() with a coded 
     types: { Price: Type.Object({ amount: Type.Number() }, { $id: 'urn:price' }) },
     events: { priced: { description: 'Priced', data: Type.Object({ price: Type.Ref('urn:price') }) } }
   })
-  await t.rejects(refusedId.ready(), { code: 'FST_SVC_INVALID_OPTION', message: /event "priced": its "data" schema cannot be compiled/ })
+  await t.rejects(async () => refusedId.ready(), { code: 'FST_SVC_INVALID_OPTION', message: /event "priced": its "data" schema cannot be compiled/ })
 })
 
 t.test('an app without events serves an empty stream and refuses every name', async (t) => {

@@ -20,9 +20,9 @@ export class SseSubscriber {
   body = ''
   private waiters: Array<() => void> = []
 
-  constructor (private readonly request: ClientRequest, readonly response: IncomingMessage) {
+  constructor (private readonly request: ClientRequest, readonly response: IncomingMessage, keepData: boolean) {
     const parser = createParser({
-      onEvent: (event) => this.frames.push({ id: event.id, event: event.event, data: JSON.parse(event.data) }),
+      onEvent: (event) => this.frames.push({ id: event.id, event: event.event, data: keepData ? JSON.parse(event.data) : undefined }),
       onComment: () => { this.comments++ }
     })
     response.setEncoding('utf8')
@@ -83,11 +83,14 @@ export class SseSubscriber {
   }
 }
 
-/** Opens `path` on a listening app and resolves once the response headers arrived. */
-export function subscribe (origin: string, path: string, headers: Record<string, string> = {}): Promise<SseSubscriber> {
+/**
+ * Opens `path` on a listening app and resolves once the response headers arrived. `keepData: false`
+ * counts frames without keeping their payloads (for tests that measure memory).
+ */
+export function subscribe (origin: string, path: string, headers: Record<string, string> = {}, { keepData = true } = {}): Promise<SseSubscriber> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(new URL(path, origin), { headers: { accept: 'text/event-stream', ...headers }, agent: false })
-    request.on('response', (response) => resolve(new SseSubscriber(request, response)))
+    request.on('response', (response) => resolve(new SseSubscriber(request, response, keepData)))
     request.on('error', reject)
     request.end()
   })
