@@ -41,7 +41,7 @@ function usage (message: string): CliError {
 }
 
 /** A bare origin (`https://shop.example`) means the manifest at its well-known path. */
-function manifestUrlOf (source: string): string {
+export function manifestUrlOf (source: string): string {
   const url = new URL(source)
   if (url.pathname === '/' && url.search === '') url.pathname = DEFAULT_MANIFEST_PATH
   return url.href

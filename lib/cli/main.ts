@@ -4,6 +4,7 @@ import { diffManifests } from '../client/diff.js'
 import { callCommand } from './call.js'
 import { generateManifest } from './generate.js'
 import { isUrl, loadVerified } from './load.js'
+import { eventsCommand, watchCommand } from './streams.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print, printError, processOutput, writingTo, type CliOutput } from './output.js'
 import { formatDiff } from './report.js'
 import { COMMAND_NAMES, helpOf } from './usage.js'
@@ -16,7 +17,7 @@ interface Command {
   /** More positionals may follow the named ones. */
   variadic?: boolean
   options: Options
-  run (positionals: string[], values: Record<string, unknown>): Promise<number>
+  run (positionals: string[], values: Record<string, unknown>, signal?: AbortSignal): Promise<number>
 }
 
 const help: Options = { help: { type: 'boolean', short: 'h' } }
@@ -26,17 +27,20 @@ const COMMANDS: Record<string, Command> = {
   check: { positionals: ['url|file'], options: help, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...help, json: { type: 'boolean' } }, run: diffCommand },
   generate: { positionals: ['module'], options: { ...help, out: { type: 'string', short: 'o' } }, run: generateCommand },
-  call: { positionals: ['url', 'command'], variadic: true, options: { ...help, params: { type: 'string' }, token: { type: 'string' } }, run: callCommand }
+  call: { positionals: ['url', 'command'], variadic: true, options: { ...help, params: { type: 'string' }, token: { type: 'string' } }, run: callCommand },
+  events: { positionals: ['url'], options: { ...help, events: { type: 'string' }, token: { type: 'string' } }, run: eventsCommand },
+  watch: { positionals: ['url', 'channel', 'key'], options: { ...help, token: { type: 'string' } }, run: watchCommand }
 }
 
 /**
  * Runs `svc-manifest` with the arguments after the program name; resolves to the exit code. Output goes to
- * the process's streams, or to `output` when another program runs the CLI in-process.
+ * the process's streams, or to `output` when another program runs the CLI in-process. `signal` ends the
+ * streaming commands (`events`, `watch`); without it they end on SIGINT or SIGTERM.
  */
-export async function main (args: string[], output: CliOutput = processOutput): Promise<number> {
+export async function main (args: string[], output: CliOutput = processOutput, signal?: AbortSignal): Promise<number> {
   return await writingTo(output, async () => {
     try {
-      return await dispatch(args)
+      return await dispatch(args, signal)
     } catch (error) {
       const failure = error instanceof CliError ? error : new CliError(`unexpected error: ${(error as Error).message}`)
       printError(`svc-manifest: ${oneLine(failure.message)}`)
@@ -46,7 +50,7 @@ export async function main (args: string[], output: CliOutput = processOutput): 
   })
 }
 
-async function dispatch (args: string[]): Promise<number> {
+async function dispatch (args: string[], signal: AbortSignal | undefined): Promise<number> {
   const [name, ...rest] = args
   if (name === '--help' || name === '-h' || name === 'help') {
     print(helpOf(rest[0]))
@@ -64,7 +68,7 @@ async function dispatch (args: string[]): Promise<number> {
   if (command.variadic === true ? positionals.length < command.positionals.length : positionals.length !== command.positionals.length) {
     throw usageError(`${name} takes ${command.positionals.map((p) => `<${p}>`).join(' ')}${command.variadic === true ? ' …' : ''}`, name)
   }
-  return await command.run(positionals, values)
+  return await command.run(positionals, values, signal)
 }
 
 function parse (name: string, command: Command, args: string[]): { values: Record<string, unknown>, positionals: string[] } {

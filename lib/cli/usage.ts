@@ -7,10 +7,13 @@ Commands:
   generate <module> [--out file] Write the manifest of a Fastify app without starting a server
   call <url> <command> [name=value ...] [--params JSON] [--token T]
                                  Call a command through the service's execute endpoint
+  events <url>                   Print the service's events as they happen, one JSON line each
+  watch <url> <channel> <key>    Print the states of one channel key as they change, one JSON line each
 
 Run svc-manifest <command> --help for the options of a command.
 
-Exit codes: 0 ok, 1 invalid manifest, breaking changes or a failed command, 2 usage, network or file error.`
+Exit codes: 0 ok, 1 invalid manifest, breaking changes, a failed command or a refused stream, 2 usage,
+network or file error.`
 
 const COMMANDS: Record<string, string> = {
   fetch: `Usage: svc-manifest fetch <url>
@@ -61,7 +64,30 @@ Options:
   --token <T>       Send "Authorization: Bearer <T>"
 
 Exit codes: 0 printed, 1 the command failed (its code, status and message on stderr), 2 usage, network
-or manifest error.`
+or manifest error.`,
+
+  events: `Usage: svc-manifest events <url> [--events a,b] [--token T]
+
+Subscribes to the events of the service whose manifest is at <url> (or the service's origin: then
+/.well-known/svc.json) and prints each event as one JSON line, {"id","event","data"}, until interrupted
+(Ctrl-C). A lost connection is reopened with backoff.
+
+Options:
+  --events <a,b>   Only these events (default: all)
+  --token <T>      Bearer token, for a service with auth
+
+Exit codes: 0 interrupted, 1 invalid manifest or the service refused the stream, 2 usage or network error.`,
+
+  watch: `Usage: svc-manifest watch <url> <channel> <key> [--token T]
+
+Watches one key of a channel (layout 0.5.0) of the service whose manifest is at <url> (or the service's
+origin): prints its latest state, then each new one, as one JSON line, {"version","state"}, until
+interrupted (Ctrl-C).
+
+Options:
+  --token <T>      Bearer token, for a service with auth
+
+Exit codes: 0 interrupted, 1 invalid manifest or the service refused the stream, 2 usage or network error.`
 }
 
 /** The help of a command, or the general help. */
