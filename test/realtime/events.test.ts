@@ -209,10 +209,11 @@ t.test('a heartbeat comment goes out every realtime.heartbeat seconds', async (t
 t.test('the manifest names the events endpoint in a Link header, under basePath', async (t) => {
   const { app, origin } = await start(t, { basePath: '/realtime/v1' })
   const manifest = await app.inject({ method: 'GET', url: '/.well-known/svc.json' })
-  t.equal(manifest.headers.link, '</realtime/v1/events>; rel="svc-events"')
+  const link = '</realtime/v1/execute>; rel="svc-execute", </realtime/v1/pipeline>; rel="svc-pipeline", </realtime/v1/events>; rel="svc-events"'
+  t.equal(manifest.headers.link, link)
   const notModified = await app.inject({ method: 'GET', url: '/.well-known/svc.json', headers: { 'if-none-match': manifest.headers.etag as string } })
   t.equal(notModified.statusCode, 304)
-  t.equal(notModified.headers.link, '</realtime/v1/events>; rel="svc-events"')
+  t.equal(notModified.headers.link, link)
   const moved = await subscribe(origin, '/realtime/v1/events', bearer('alice-token'))
   t.equal(moved.status, 200)
   moved.close()

@@ -15,16 +15,6 @@ async function register (options: Record<string, unknown>): Promise<unknown> {
   }
 }
 
-t.test('basePath: a path starting with "/", without a trailing one', async (t) => {
-  for (const basePath of ['/svc', '/api/v2/svc', '/a-b_c.d']) t.equal(await register({ basePath }), undefined, basePath)
-  for (const basePath of ['svc', '/', '/svc/', '', '//svc', '/a b', '/svc?x', '/svc#x', '/:id', '/svc/*', 7]) {
-    t.match(await register({ basePath }), {
-      code: 'FST_SVC_INVALID_OPTION',
-      message: /"basePath" must be a URL path starting with "\/" and not ending with one, such as "\/svc"/
-    }, String(basePath))
-  }
-})
-
 t.test('realtime: redis, heartbeat and maxBufferBytes, and nothing else', async (t) => {
   t.equal(await register({ realtime: {} }), undefined)
   t.equal(await register({ realtime: { heartbeat: 0.01, maxBufferBytes: 1 } }), undefined)
