@@ -15,8 +15,8 @@ import { registerEventsRoute, type StreamRouteDependencies } from './http/events
 import { manifestHandler, prepareResponse, type PreparedResponse } from './http/manifest.js'
 import type { Manifest } from './manifest/types.js'
 import { readOptions, type Config, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
-import { Realtime, type EmitOptions } from './realtime/realtime.js'
-import { subjectReader } from './realtime/subject.js'
+import { subjectReader } from './realtime/addressing.js'
+import type { EmitOptions, Realtime } from './realtime/realtime.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -68,17 +68,15 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   let catalog: Catalog | undefined
   let prepared: PreparedResponse | undefined
 
-  const realtime = new Realtime({
-    settings: config.realtime,
-    serviceName: config.name,
-    authConfigured: config.auth !== undefined,
-    events: declarations.events,
-    channels: declarations.channels,
-    log: fastify.log
-  })
+  /** Loaded and started by ready(): the realtime code costs an app's start, not the plugin's import. */
+  let realtime: Realtime | undefined
+  const started = (call: string): Realtime => {
+    if (realtime === undefined) throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
+    return realtime
+  }
 
   fastify.addHook('onRoute', collector.onRoute)
-  fastify.decorate('svc', svcRegistry(declarations, () => catalog, realtime))
+  fastify.decorate('svc', svcRegistry(declarations, () => catalog, started))
   fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
   // HEAD is part of the contract even when the app turned automatic HEAD routes off.
   fastify.get(config.path, { ...config.routeLog, exposeHeadRoute: true }, manifestHandler(() => prepared))
@@ -86,7 +84,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const links = new EndpointLinks()
   const dispatcher = new Dispatcher(fastify, () => catalog)
   registerInvokeRoutes(fastify, config, dispatcher, links)
-  registerStreams(fastify, config, declarations, auth, realtime, links)
+  registerStreams(fastify, config, declarations, auth, () => realtime, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
     if (collector.errors.length > 0) throw collector.errors[0]
@@ -96,15 +94,26 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     catalog = new Catalog(prepared.body, prepared.checksum, routes)
     declarations.close()
     collector.release()
-    await realtime.start(schemasForPayloads(fastify, declarations))
+    const { Realtime } = await import('./realtime/realtime.js')
+    const starting = new Realtime({
+      settings: config.realtime,
+      serviceName: config.name,
+      authConfigured: config.auth !== undefined,
+      events: declarations.events,
+      channels: declarations.channels,
+      log: fastify.log
+    })
+    await starting.start(schemasForPayloads(fastify, declarations))
+    // Usable once started: until then emit() and publish() say the app is not ready.
+    realtime = starting
   })
 }
 
 /** The event and channel streams (§9), and their part in closing the app. */
-function registerStreams (fastify: FastifyInstance, config: Config, declarations: Declarations, auth: BearerAuth, realtime: Realtime, links: EndpointLinks): void {
+function registerStreams (fastify: FastifyInstance, config: Config, declarations: Declarations, auth: BearerAuth, realtime: () => Realtime | undefined, links: EndpointLinks): void {
   const deps: StreamRouteDependencies = {
     basePath: config.basePath,
-    realtime,
+    realtime: realtime as () => Realtime,
     authenticate: config.auth === undefined ? undefined : auth.onRequest,
     credentialOf: (request) => request[CREDENTIAL_PROPERTY],
     subjectOf: subjectReader(config.auth?.subject),
@@ -115,11 +124,11 @@ function registerStreams (fastify: FastifyInstance, config: Config, declarations
   if (config.layout === '0.5.0') registerChannelsRoute(fastify, declarations.channels, deps)
   // Streams end before the server closes (it waits for open responses), the broker after it.
   fastify.addHook('preClose', function endSvcStreams (done) {
-    realtime.endStreams()
+    realtime()?.endStreams()
     done()
   })
   fastify.addHook('onClose', async function closeSvcBroker () {
-    await realtime.close()
+    await realtime()?.close()
   })
 }
 
@@ -129,7 +138,7 @@ function schemasForPayloads (fastify: FastifyInstance, declarations: Declaration
   return [...Object.values(fastify.getSchemas()) as object[], ...withOwnId]
 }
 
-function svcRegistry (declarations: Declarations, current: () => Catalog | undefined, realtime: Realtime): SvcRegistry {
+function svcRegistry (declarations: Declarations, current: () => Catalog | undefined, realtime: (call: string) => Realtime): SvcRegistry {
   const ready = (): Catalog => {
     const catalog = current()
     if (catalog === undefined) throw new FST_SVC_NOT_READY('app.svc.manifest and app.svc.checksum are available after `await app.ready()`.')
@@ -141,8 +150,8 @@ function svcRegistry (declarations: Declarations, current: () => Catalog | undef
     channel: (name, options) => declarations.addChannel(name, options),
     get manifest () { return ready().manifest },
     get checksum () { return ready().checksum },
-    emit: (event, data, options) => realtime.emit(event, data, options),
-    publish: (channel, key, state) => realtime.publish(channel, key, state)
+    emit: (event, data, options) => realtime('app.svc.emit()').emit(event, data, options),
+    publish: (channel, key, state) => realtime('app.svc.publish()').publish(channel, key, state)
   }
 }
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_CHANNEL_NOT_FOUND, FST_SVC_FORBIDDEN } from '../errors.js'
-import { isChannelKey } from '../realtime/realtime.js'
+import { isChannelKey } from '../realtime/addressing.js'
 import type { SvcChannelAuthorize } from '../options.js'
 import { streamRouteOptions, type StreamRouteDependencies } from './events.js'
 
@@ -24,7 +24,7 @@ export function registerChannelsRoute (fastify: FastifyInstance, channels: Reado
     if (!(await mayWatch(entry, credential, key, request, deps))) {
       throw new FST_SVC_FORBIDDEN(`Not allowed to watch channel "${channel}" key ${JSON.stringify(key)}.`)
     }
-    await deps.realtime.openChannel(request, reply, channel, key)
+    await deps.realtime().openChannel(request, reply, channel, key)
   })
 }
 

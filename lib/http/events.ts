@@ -1,12 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteShorthandOptions } from 'fastify'
 import { FST_SVC_INVALID_SUBSCRIPTION } from '../errors.js'
 import type { Realtime } from '../realtime/realtime.js'
-import type { SubjectOf } from '../realtime/subject.js'
+import type { SubjectOf } from '../realtime/addressing.js'
 
 export interface StreamRouteDependencies {
   /** `basePath` option: the stream routes live under it. */
   basePath: string
-  realtime: Realtime
+  /** Set once the app is ready, before any request reaches a stream route. */
+  realtime: () => Realtime
   /** The bearer-auth `onRequest` hook of commands with `auth: 'required'`, when the plugin has `auth`. */
   authenticate?: onRequestAsyncHookHandler
   /** Reads the credential the hook left on the request. */
@@ -32,7 +33,7 @@ export function registerEventsRoute (fastify: FastifyInstance, events: ReadonlyM
   fastify.get(`${deps.basePath}/events`, streamRouteOptions(deps), function svcEventsStream (request: FastifyRequest, reply: FastifyReply) {
     const names = requestedEvents((request.query as Record<string, unknown>).events, events)
     const subject = deps.authenticate === undefined ? undefined : deps.subjectOf(deps.credentialOf(request))
-    deps.realtime.openEvents(request, reply, names, subject, request.headers['last-event-id'])
+    deps.realtime().openEvents(request, reply, names, subject, request.headers['last-event-id'])
   })
 }
 

@@ -1,4 +1,4 @@
-import mqemitter from 'mqemitter'
+import type { MQEmitter } from 'mqemitter'
 
 /** What travels between instances: an event or a channel state. `topic` decides who listens. */
 export interface BrokerMessage {
@@ -38,8 +38,15 @@ export const INITIAL_STATE: Readonly<StoredState> = Object.freeze({ version: 0, 
 /** One instance: an in-process mqemitter, and the states in a Map. */
 export class MemoryBroker implements Broker {
   readonly available = true
-  private readonly emitter = mqemitter()
   private readonly states = new Map<string, StoredState>()
+
+  private constructor (private readonly emitter: MQEmitter) {}
+
+  /** mqemitter is loaded here, at `ready()`, not when the plugin is imported. */
+  static async create (): Promise<MemoryBroker> {
+    const { default: mqemitter } = await import('mqemitter')
+    return new MemoryBroker(mqemitter())
+  }
 
   /** Delivery is synchronous; mqemitter fails only once closed, and the hub sends nothing after close. */
   send (message: BrokerMessage): Promise<void> {

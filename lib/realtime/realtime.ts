@@ -2,11 +2,12 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import {
   FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_BROKER_UNAVAILABLE, FST_SVC_CLOSED, FST_SVC_INVALID_EVENT_DATA,
-  FST_SVC_INVALID_OPTION, FST_SVC_INVALID_PUBLISH, FST_SVC_NOT_READY, FST_SVC_UNKNOWN_CHANNEL, FST_SVC_UNKNOWN_EVENT
+  FST_SVC_INVALID_OPTION, FST_SVC_INVALID_PUBLISH, FST_SVC_UNKNOWN_CHANNEL, FST_SVC_UNKNOWN_EVENT
 } from '../errors.js'
 import { MemoryBroker, type Broker, type BrokerListener, type BrokerMessage, type StoredState } from './broker.js'
 import { compilePayloadChecks, type PayloadCheck } from './payload.js'
 import { RedisBroker } from './redis-broker.js'
+import { isChannelKey } from './addressing.js'
 import { eventFrameTail, HEARTBEAT, SseStream, startEventStream, stateFrame } from './stream.js'
 
 export interface RealtimeSettings {
@@ -128,7 +129,7 @@ export class Realtime {
   async start (sharedSchemas: Iterable<object>): Promise<void> {
     this.checks = await compilePayloadChecks(this.deps.events, sharedSchemas)
     const { redis, heartbeat } = this.deps.settings
-    this.broker = redis === undefined ? new MemoryBroker() : await RedisBroker.connect(redis, this.deps.log)
+    this.broker = redis === undefined ? await MemoryBroker.create() : await RedisBroker.connect(redis, this.deps.log)
     await this.broker.subscribe(`${this.namespace}/event/+`, this.onEventMessage)
     this.heartbeat = setInterval(() => this.beat(), heartbeat * 1000).unref()
   }
@@ -280,10 +281,10 @@ export class Realtime {
     ;(this.broker as Broker).unsubscribe(topic, watched.listener)
   }
 
+  /** The plugin hands the instance out once `start()` resolved: the broker is there. */
   private usableBroker (call: string): Broker {
     if (this.closed) throw new FST_SVC_CLOSED(`${call} was called after app.close().`)
-    if (this.broker === undefined) throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
-    return this.broker
+    return this.broker as Broker
   }
 
   private assertOpen (): void {
@@ -314,11 +315,6 @@ export class Realtime {
 
 function closedError (): Error {
   return new FST_SVC_CLOSED('no new stream is opened while the app closes.')
-}
-
-/** A channel key: a non-empty string without lone surrogates (which could not be encoded one-to-one). */
-export function isChannelKey (key: unknown): key is string {
-  return typeof key === 'string' && key !== '' && key.isWellFormed()
 }
 
 function toJson (value: unknown, refuse: (reason: string) => Error): string {
