@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { buildManifest } from './build/manifest.js'
+import type { Schema } from './build/type-map.js'
 import { Catalog } from './catalog.js'
 import { RouteCollector } from './collect/collector.js'
 import { Declarations } from './collect/declarations.js'
@@ -13,6 +14,7 @@ import { EndpointLinks } from './http/links.js'
 import { registerChannelsRoute } from './http/channels.js'
 import { registerEventsRoute, type StreamRouteDependencies } from './http/events.js'
 import { manifestHandler, prepareResponse, type PreparedResponse } from './http/manifest.js'
+import { McpEndpoint } from './http/mcp.js'
 import type { Manifest } from './manifest/types.js'
 import { readOptions, type Config, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
 import { subjectReader } from './realtime/addressing.js'
@@ -85,6 +87,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const dispatcher = new Dispatcher(fastify, () => catalog)
   registerInvokeRoutes(fastify, config, dispatcher, links)
   registerStreams(fastify, config, declarations, auth, () => realtime, links)
+  const mcp = await McpEndpoint.register(fastify, config, dispatcher, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
     if (collector.errors.length > 0) throw collector.errors[0]
@@ -92,6 +95,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     const { manifest, routes } = buildManifest(config, declarations, collector.commands)
     prepared = prepareResponse(manifest, config.maxAge, links.header())
     catalog = new Catalog(prepared.body, prepared.checksum, routes)
+    mcp?.prepare(catalog, (id) => fastify.getSchema(id) as Schema | undefined)
     declarations.close()
     collector.release()
     const { Realtime } = await import('./realtime/realtime.js')

@@ -78,6 +78,8 @@ export interface SvcManifestOptions {
   invoke?: boolean | { maxSteps?: number }
   /** Event and channel streams (§9). */
   realtime?: SvcRealtimeOptions
+  /** `true` or `{ path }` serves every command as an MCP tool over Streamable HTTP (default path `'/mcp'`). Default `false`. */
+  mcp?: boolean | { path?: string }
 }
 
 const DEFAULT_PATH = '/.well-known/svc.json'
@@ -99,6 +101,8 @@ export interface RealtimeConfig {
   heartbeat: number
   maxBufferBytes: number
 }
+/** Where the MCP endpoint is served when `mcp` is `true`. */
+export const DEFAULT_MCP_PATH = '/mcp'
 
 /** The plugin options, checked and with defaults applied. */
 export interface Config {
@@ -116,6 +120,8 @@ export interface Config {
   /** `false` when execute and pipeline are off. */
   invoke: false | { maxSteps: number }
   realtime: RealtimeConfig
+  /** `false` when the MCP endpoint is off. */
+  mcp: false | { path: string }
   /** Fastify's `logLevel` and `logSerializers` register options, applied to the manifest route. */
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
   /** The declarations given as options, registered before any `app.svc.type/event/channel` call. */
@@ -124,7 +130,7 @@ export interface Config {
   channels: Record<string, unknown>
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'basePath', 'invoke', 'realtime']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'basePath', 'invoke', 'realtime', 'mcp']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -152,6 +158,7 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     basePath: readBasePath(options.basePath),
     invoke: readInvoke(options.invoke),
     realtime: readRealtime(options.realtime),
+    mcp: readMcp(options.mcp),
     routeLog: readRouteLog(options as Record<string, unknown>),
     types: readDeclarations(options.types, 'types'),
     events: readDeclarations(options.events, 'events'),
@@ -237,6 +244,21 @@ function readInvoke (value: unknown): Config['invoke'] {
   const { maxSteps = DEFAULT_MAX_STEPS } = value
   if (!Number.isSafeInteger(maxSteps) || (maxSteps as number) < 1) fail('invoke.maxSteps', 'a whole number of 1 or more', maxSteps)
   return { maxSteps: maxSteps as number }
+}
+
+function readMcp (value: unknown): Config['mcp'] {
+  if (value === undefined || value === false) return false
+  if (value === true) return { path: DEFAULT_MCP_PATH }
+  if (!isPlainObject(value)) fail('mcp', 'true, false or { path }', value)
+  for (const key of Object.keys(value)) {
+    if (key !== 'path') fail(`mcp.${key}`, 'absent (mcp takes path)', value[key])
+  }
+  const { path = DEFAULT_MCP_PATH } = value
+  // Also a URL in the manifest's Link header: no params, wildcards or spaces.
+  if (typeof path !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*$/.test(path)) {
+    fail('mcp.path', 'a URL path starting with "/" of letters, digits, "-", ".", "_", "~", "%" and "/" (such as "/mcp")', path)
+  }
+  return { path }
 }
 
 function readRouteLog (options: Record<string, unknown>): Config['routeLog'] {

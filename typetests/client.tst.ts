@@ -9,6 +9,8 @@ describe('fastify-svc-manifest/client', () => {
   test('createManifestClient takes a URL and optional fetch and clock', () => {
     expect(createManifestClient).type.toBeCallableWith({ url: 'https://shop.example/.well-known/svc.json' })
     expect(createManifestClient).type.toBeCallableWith({ url: new URL('https://shop.example/'), fetch, now: Date.now })
+    expect(createManifestClient).type.toBeCallableWith({ url: 'https://x.example', timeout: 5000, maxBodySize: 1024 })
+    expect(createManifestClient).type.not.toBeCallableWith({ url: 'https://x.example', timeout: '5s' })
     expect(createManifestClient).type.not.toBeCallableWith({ fetch })
     expect(createManifestClient({ url: 'https://x.example' })).type.toBe<ManifestClient>()
   })
@@ -16,6 +18,8 @@ describe('fastify-svc-manifest/client', () => {
   test('get() resolves to the manifest and its status', () => {
     const client = createManifestClient({ url: 'https://x.example' })
     expect(client.get()).type.toBe<Promise<ManifestResult>>()
+    expect(client.get({ signal: AbortSignal.timeout(1000) })).type.toBe<Promise<ManifestResult>>()
+    expect(client.get).type.not.toBeCallableWith({ signal: 'abort' })
     expect<ManifestResult['status']>().type.toBe<'fetched' | 'fresh' | 'revalidated' | 'changed'>()
     expect(client.manifest).type.toBe<Manifest | undefined>()
   })
@@ -42,6 +46,7 @@ describe('fastify-svc-manifest/client', () => {
   test('errors carry a stable code', () => {
     expect(new ManifestClientError('SVC_CLIENT_NETWORK', 'down').code).type.toBe<ManifestClientError['code']>()
     expect(ManifestClientError).type.not.toBeConstructableWith('NOT_A_CODE', 'x')
+    expect<'SVC_CLIENT_TIMEOUT' | 'SVC_CLIENT_ABORTED' | 'SVC_CLIENT_REDIRECT' | 'SVC_CLIENT_BODY_TOO_LARGE'>().type.toBeAssignableTo<ManifestClientError['code']>()
   })
 })
 

@@ -25,6 +25,13 @@ describe('registering the plugin', () => {
       auth: { type: 'bearer' as const, description: 'JWT', verify: async (token: string) => token === 'ok' && { sub: 'u1' } }
     })
   })
+
+  test('mcp is a boolean or { path }', () => {
+    expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, mcp: true })
+    expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, mcp: { path: '/agents/mcp' } })
+    expect<SvcManifestOptions>().type.not.toBeAssignableWith({ ...options, mcp: '/mcp' })
+    expect<SvcManifestOptions>().type.not.toBeAssignableWith({ ...options, mcp: { path: 1 } })
+  })
 })
 
 describe('the svc route option', () => {

@@ -8,6 +8,8 @@ export interface ShopOptions {
   layout?: '1.0' | '0.5.0'
   /** The address the shop is reached at, served as the manifest's baseUrl. Default 'http://127.0.0.1:3000'. */
   baseUrl?: string
+  /** Serve every command as an MCP tool at /mcp. Default false. */
+  mcp?: boolean
   /** A redis:// URL: events and channel states fan out to every instance on the same Redis. */
   redis?: string
 }

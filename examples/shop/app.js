@@ -28,10 +28,11 @@ const CATALOGUE = [
 /**
  * Builds the shop without listening. `baseUrl` is the address it will be reached at (server.js passes the
  * one it listens on). `layout` is the manifest layout: '1.0' (default) or '0.5.0',
- * which adds `about` and the `cart` channel. `redis` (a redis:// URL) shares events and channel states
- * with every other instance that uses the same Redis.
+ * which adds `about` and the `cart` channel. `mcp: true` also serves every command as an MCP tool at
+ * /mcp (it needs the package @modelcontextprotocol/sdk). `redis` (a redis:// URL) shares events and
+ * channel states with every other instance that uses the same Redis.
  */
-export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', redis } = {}) {
+export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, redis } = {}) {
   const app = Fastify()
   await app.register(svcManifest, {
     svc: layout,
@@ -39,6 +40,7 @@ export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3
     description: 'Demo shop',
     version: '2.3.0',
     baseUrl,
+    mcp,
     auth: { type: 'bearer', description: 'JWT bearer token', verify: verifyDemoToken },
     types: { Product, Cart },
     events: {

@@ -1,6 +1,7 @@
 import { createManifestClient } from '../client/client.js'
 import { CommandError } from '../client/invoke.js'
 import type { Manifest } from '../manifest/types.js'
+import { escapeControls } from './escape.js'
 import { isUrl } from './load.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print } from './output.js'
 
@@ -11,11 +12,11 @@ export const DEFAULT_MANIFEST_PATH = '/.well-known/svc.json'
  * the service's execute endpoint and prints its result as JSON. `<url>` is the manifest's URL, or just the
  * service's origin (the manifest is then at `/.well-known/svc.json`).
  */
-export async function callCommand ([source, command, ...assignments]: string[], values: Record<string, unknown>): Promise<number> {
+export async function callCommand ([source, command, ...assignments]: string[], values: Record<string, unknown>, timeout: number): Promise<number> {
   if (!isUrl(source)) throw usage(`call takes the http(s) URL of a manifest or a service; got "${source}"`)
   const params = readParamsOption(values.params as string | undefined)
   const given = assignments.map(readAssignment)
-  const client = createManifestClient({ url: manifestUrlOf(source) })
+  const client = createManifestClient({ url: manifestUrlOf(source), timeout })
   let manifest: Manifest
   try {
     manifest = (await client.get()).manifest
@@ -30,7 +31,7 @@ export async function callCommand ([source, command, ...assignments]: string[], 
   } catch (error) {
     if (!(error instanceof CommandError)) throw new CliError((error as Error).message)
     const cause = error.cause === undefined ? '' : `, ${error.cause as string}`
-    throw new CliError(`${command} failed: ${error.code} (${error.status}${cause}): ${visible(error.message)}`, EXIT_FAILED)
+    throw new CliError(`${command} failed: ${error.code} (${error.status}${cause}): ${escapeControls(error.message)}`, EXIT_FAILED)
   }
   print(prettyJson(result instanceof Blob ? await base64Of(result) : result))
   return EXIT_OK
@@ -81,10 +82,4 @@ function typedValue (text: string, type: string | undefined): unknown {
 
 async function base64Of (blob: Blob): Promise<{ encoding: 'base64', contentType: string, result: string }> {
   return { encoding: 'base64', contentType: blob.type, result: Buffer.from(await blob.arrayBuffer()).toString('base64') }
-}
-
-/** Control characters from the server shown escaped, so a message cannot drive the terminal. */
-function visible (text: string): string {
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point here
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
 }

@@ -1,9 +1,13 @@
 import { readFile } from 'node:fs/promises'
 import { createManifestClient } from '../client/client.js'
 import type { ManifestClientError } from '../client/errors.js'
+import { DEFAULT_TIMEOUT_MS } from '../client/http.js'
 import { verifyManifest } from '../client/verify.js'
 import type { Manifest } from '../manifest/types.js'
 import { CliError, EXIT_FAILED } from './output.js'
+
+/** How long a download may take unless `--timeout` says otherwise: the client's default, 10 s. */
+export const DEFAULT_DOWNLOAD_TIMEOUT_MS = DEFAULT_TIMEOUT_MS
 
 /** A manifest source: an http(s) URL, or anything else as a file path. */
 export function isUrl (source: string): boolean {
@@ -14,14 +18,14 @@ export function isUrl (source: string): boolean {
  * A manifest that passes `verifyManifest`, from a URL or a JSON file. An invalid one ends the command with
  * exit code 1 and its problems; network, HTTP, file and JSON errors with exit code 2.
  */
-export async function loadVerified (source: string): Promise<Manifest> {
-  return isUrl(source) ? await download(source) : await readManifestFile(source)
+export async function loadVerified (source: string, timeout: number): Promise<Manifest> {
+  return isUrl(source) ? await download(source, timeout) : await readManifestFile(source)
 }
 
-/** Downloads with the client, which verifies the body. */
-async function download (url: string): Promise<Manifest> {
+/** Downloads with the client, which verifies the body, within `timeout` milliseconds. */
+async function download (url: string, timeout: number): Promise<Manifest> {
   try {
-    return (await createManifestClient({ url }).get()).manifest
+    return (await createManifestClient({ url, timeout }).get()).manifest
   } catch (error) {
     const { message, errors } = error as ManifestClientError
     if (errors !== undefined) throw invalid(url, errors)

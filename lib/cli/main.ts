@@ -1,9 +1,12 @@
 import { writeFile } from 'node:fs/promises'
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { diffManifests } from '../client/diff.js'
+import { MAX_TIMEOUT_MS } from '../client/http.js'
 import { callCommand } from './call.js'
-import { generateManifest } from './generate.js'
-import { isUrl, loadVerified } from './load.js'
+import { escapeControls } from './escape.js'
+import { DEFAULT_GENERATE_TIMEOUT_MS, generateManifest } from './generate.js'
+import { DEFAULT_DOWNLOAD_TIMEOUT_MS, isUrl, loadVerified } from './load.js'
+import { mcpCommand } from './mcp.js'
 import { eventsCommand, watchCommand } from './streams.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print, printError, processOutput, writingTo, type CliOutput } from './output.js'
 import { formatDiff } from './report.js'
@@ -20,16 +23,17 @@ interface Command {
   run (positionals: string[], values: Record<string, unknown>, signal?: AbortSignal): Promise<number>
 }
 
-const help: Options = { help: { type: 'boolean', short: 'h' } }
+const common: Options = { help: { type: 'boolean', short: 'h' }, timeout: { type: 'string' } }
 
 const COMMANDS: Record<string, Command> = {
-  fetch: { positionals: ['url'], options: help, run: fetchCommand },
-  check: { positionals: ['url|file'], options: help, run: checkCommand },
-  diff: { positionals: ['before', 'after'], options: { ...help, json: { type: 'boolean' } }, run: diffCommand },
-  generate: { positionals: ['module'], options: { ...help, out: { type: 'string', short: 'o' } }, run: generateCommand },
-  call: { positionals: ['url', 'command'], variadic: true, options: { ...help, params: { type: 'string' }, token: { type: 'string' } }, run: callCommand },
-  events: { positionals: ['url'], options: { ...help, events: { type: 'string' }, token: { type: 'string' } }, run: eventsCommand },
-  watch: { positionals: ['url', 'channel', 'key'], options: { ...help, token: { type: 'string' } }, run: watchCommand }
+  fetch: { positionals: ['url'], options: common, run: fetchCommand },
+  check: { positionals: ['url|file'], options: common, run: checkCommand },
+  diff: { positionals: ['before', 'after'], options: { ...common, json: { type: 'boolean' } }, run: diffCommand },
+  generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand },
+  call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' } }, run: call },
+  mcp: { positionals: ['url'], options: { ...common, token: { type: 'string' } }, run: mcp },
+  events: { positionals: ['url'], options: { ...common, events: { type: 'string' }, token: { type: 'string' } }, run: events },
+  watch: { positionals: ['url', 'channel', 'key'], options: { ...common, token: { type: 'string' } }, run: watch }
 }
 
 /**
@@ -44,7 +48,8 @@ export async function main (args: string[], output: CliOutput = processOutput, s
     } catch (error) {
       const failure = error instanceof CliError ? error : new CliError(`unexpected error: ${(error as Error).message}`)
       printError(`svc-manifest: ${oneLine(failure.message)}`)
-      for (const line of failure.details) printError(`  ${line}`)
+      // Details are problems found in a manifest: they quote its names, line feeds included.
+      for (const line of failure.details) printError(`  ${escapeControls(line)}`)
       return failure.exitCode
     }
   })
@@ -80,34 +85,66 @@ function parse (name: string, command: Command, args: string[]): { values: Recor
 }
 
 function usageError (message: string, command?: string): CliError {
-  return new CliError(`${message}. Run svc-manifest ${command === undefined ? '' : `${command} `}--help.`)
+  return new CliError(`${message.replace(/\.$/, '')}. Run svc-manifest ${command === undefined ? '' : `${command} `}--help.`)
 }
 
 function oneLine (text: string): string {
   return text.replace(/\s*\n\s*/g, ' ')
 }
 
-async function fetchCommand ([url]: string[]): Promise<number> {
+/** `--timeout <seconds>` in milliseconds: a decimal number of seconds above 0, as `setTimeout` can hold it. */
+function timeoutOf (command: string, values: Record<string, unknown>, fallback: number): number {
+  const text = values.timeout as string | undefined
+  if (text === undefined) return fallback
+  const ms = Math.round(Number(text) * 1000)
+  if (!/^(?:\d+\.?\d*|\.\d+)$/.test(text) || ms < 1 || ms > MAX_TIMEOUT_MS) {
+    throw usageError(`--timeout takes a number of seconds from 0.001 to ${Math.floor(MAX_TIMEOUT_MS / 1000)}; got "${text}"`, command)
+  }
+  return ms
+}
+
+function plural (count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`
+}
+
+async function fetchCommand ([url]: string[], values: Record<string, unknown>): Promise<number> {
   if (!isUrl(url)) throw usageError(`fetch takes an http(s) URL; got "${url}"`, 'fetch')
-  print(prettyJson(await loadVerified(url)))
+  print(prettyJson(await loadVerified(url, timeoutOf('fetch', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))))
   return EXIT_OK
 }
 
-async function checkCommand ([source]: string[]): Promise<number> {
-  const { svc, commands, checksum } = await loadVerified(source)
-  print(`${source}: valid manifest, layout ${svc}, ${Object.keys(commands).length} commands, checksum ${checksum}`)
+async function checkCommand ([source]: string[], values: Record<string, unknown>): Promise<number> {
+  const { svc, commands, checksum } = await loadVerified(source, timeoutOf('check', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
+  print(`${source}: valid manifest, layout ${svc}, ${plural(Object.keys(commands).length, 'command')}, checksum ${checksum}`)
   return EXIT_OK
 }
 
 async function diffCommand ([beforeSource, afterSource]: string[], values: Record<string, unknown>): Promise<number> {
-  const [before, after] = await Promise.all([loadVerified(beforeSource), loadVerified(afterSource)])
+  const timeout = timeoutOf('diff', values, DEFAULT_DOWNLOAD_TIMEOUT_MS)
+  const [before, after] = await Promise.all([loadVerified(beforeSource, timeout), loadVerified(afterSource, timeout)])
   const diff = diffManifests(before, after)
   print(values.json === true ? prettyJson(diff) : formatDiff(diff))
   return diff.breaking.length > 0 ? EXIT_FAILED : EXIT_OK
 }
 
+async function call (positionals: string[], values: Record<string, unknown>): Promise<number> {
+  return await callCommand(positionals, values, timeoutOf('call', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
+}
+
+async function mcp (positionals: string[], values: Record<string, unknown>): Promise<number> {
+  return await mcpCommand(positionals, values, timeoutOf('mcp', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
+}
+
+async function events (positionals: string[], values: Record<string, unknown>, signal?: AbortSignal): Promise<number> {
+  return await eventsCommand(positionals, values, timeoutOf('events', values, DEFAULT_DOWNLOAD_TIMEOUT_MS), signal)
+}
+
+async function watch (positionals: string[], values: Record<string, unknown>, signal?: AbortSignal): Promise<number> {
+  return await watchCommand(positionals, values, timeoutOf('watch', values, DEFAULT_DOWNLOAD_TIMEOUT_MS), signal)
+}
+
 async function generateCommand ([modulePath]: string[], values: Record<string, unknown>): Promise<number> {
-  const manifest = await generateManifest(modulePath)
+  const manifest = await generateManifest(modulePath, timeoutOf('generate', values, DEFAULT_GENERATE_TIMEOUT_MS))
   const out = values.out as string | undefined
   if (out === undefined) {
     print(prettyJson(manifest))
@@ -118,6 +155,6 @@ async function generateCommand ([modulePath]: string[], values: Record<string, u
   } catch (error) {
     throw new CliError(`cannot write ${out}: ${(error as Error).message}`)
   }
-  print(`wrote ${out}: ${Object.keys(manifest.commands).length} commands, checksum ${manifest.checksum}`)
+  print(`wrote ${out}: ${plural(Object.keys(manifest.commands).length, 'command')}, checksum ${manifest.checksum}`)
   return EXIT_OK
 }

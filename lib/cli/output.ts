@@ -1,3 +1,6 @@
+import { terminalSafe } from './escape.js'
+import { Writable, type Readable } from 'node:stream'
+
 /** Exit codes of `svc-manifest`: part of its interface, documented in docs/cli.md. */
 export const EXIT_OK = 0
 /** The manifest is invalid or tampered, or the diff has breaking changes. */
@@ -22,11 +25,14 @@ export class CliError extends Error {
 export interface CliOutput {
   stdout (text: string): void
   stderr (text: string): void
+  /** What a command that speaks a protocol on stdio (`mcp`) reads. Default: the process's stdin. */
+  stdin?: Readable
 }
 
 export const processOutput: CliOutput = {
   stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text)
+  stderr: (text) => process.stderr.write(text),
+  get stdin () { return process.stdin }
 }
 
 let output = processOutput
@@ -42,12 +48,25 @@ export async function writingTo<T> (sink: CliOutput, work: () => Promise<T>): Pr
   }
 }
 
+/**
+ * Writes a line (or lines) to stdout. Control characters other than the line feed are escaped here, on the
+ * way out, so nothing a server sends can drive the terminal; text that mixes in remote strings must escape
+ * their line feeds itself (`escapeControls`).
+ */
 export function print (text: string): void {
-  output.stdout(text.endsWith('\n') ? text : `${text}\n`)
+  const safe = terminalSafe(text)
+  output.stdout(safe.endsWith('\n') ? safe : `${safe}\n`)
 }
 
 export function printError (text: string): void {
-  output.stderr(`${text}\n`)
+  output.stderr(`${terminalSafe(text)}\n`)
+}
+
+/** The streams of a protocol spoken on stdio: read from the sink's stdin, written through its stdout. */
+export function protocolStreams (): { input: Readable, output: Writable } {
+  const sink = output
+  const input = sink.stdin ?? process.stdin
+  return { input, output: new Writable({ decodeStrings: false, write (chunk: string, _encoding, done) { sink.stdout(chunk); done() } }) }
 }
 
 export function prettyJson (value: unknown): string {

@@ -7,49 +7,65 @@ Commands:
   generate <module> [--out file] Write the manifest of a Fastify app without starting a server
   call <url> <command> [name=value ...] [--params JSON] [--token T]
                                  Call a command through the service's execute endpoint
+  mcp <url> [--token T]          Serve the service's commands as MCP tools on stdio
   events <url>                   Print the service's events as they happen, one JSON line each
   watch <url> <channel> <key>    Print the states of one channel key as they change, one JSON line each
+
+Options of every command:
+  --timeout <seconds>            How long to wait: 10 per request, 30 for generate
 
 Run svc-manifest <command> --help for the options of a command.
 
 Exit codes: 0 ok, 1 invalid manifest, breaking changes, a failed command or a refused stream, 2 usage,
 network or file error.`
 
+const TIMEOUT = '  --timeout <seconds>   Give up on a download after this long (default 10)'
+
 const COMMANDS: Record<string, string> = {
-  fetch: `Usage: svc-manifest fetch <url>
+  fetch: `Usage: svc-manifest fetch <url> [--timeout seconds]
 
 Downloads the manifest at <url> (e.g. https://shop.example/.well-known/svc.json), verifies its schema
 and checksum, and prints it as JSON.
 
-Exit codes: 0 printed, 1 invalid or tampered manifest, 2 usage or network error.`,
+Options:
+${TIMEOUT}
 
-  check: `Usage: svc-manifest check <url|file>
+Exit codes: 0 printed, 1 invalid or tampered manifest, 2 usage or network error (a timeout included).`,
+
+  check: `Usage: svc-manifest check <url|file> [--timeout seconds]
 
 Validates a manifest from a URL or a JSON file: the schema of its layout ("svc": "1.0" or "0.5.0")
 and the checksum recomputed from its commands. Prints every problem found.
 
+Options:
+${TIMEOUT}
+
 Exit codes: 0 valid, 1 invalid or tampered, 2 usage, network or file error.`,
 
-  diff: `Usage: svc-manifest diff <before> <after> [--json]
+  diff: `Usage: svc-manifest diff <before> <after> [--json] [--timeout seconds]
 
 Compares two manifests (URLs or JSON files) and prints the breaking and non-breaking changes.
 
 Options:
-  --json   Print { breaking, nonBreaking } as JSON
+  --json                Print { breaking, nonBreaking } as JSON
+${TIMEOUT}
 
 Exit codes: 0 no breaking change, 1 breaking changes (or an invalid manifest), 2 usage, network or file error.`,
 
-  generate: `Usage: svc-manifest generate <module> [--out file]
+  generate: `Usage: svc-manifest generate <module> [--out file] [--timeout seconds]
 
-Imports <module>, whose default export is a Fastify instance or a (possibly async) function returning
-one, readies it without listening and writes its manifest as JSON.
+Imports <module> and runs its code: a JavaScript module (build a TypeScript app first) whose default
+export is a Fastify instance, a function declaring no parameters that returns one (possibly async), or
+a plugin (fastify, opts) as fastify-cli and @fastify/autoload apps export it. Readies the app without
+listening and writes its manifest as JSON.
 
 Options:
-  -o, --out <file>   Write to <file> instead of stdout
+  -o, --out <file>      Write to <file> instead of stdout
+  --timeout <seconds>   Give up when importing, building, ready() and close() take longer (default 30)
 
-Exit codes: 0 written, 2 usage error, or the module could not be loaded or started.`,
+Exit codes: 0 written, 2 usage error, or the module could not be loaded or started in time.`,
 
-  call: `Usage: svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T]
+  call: `Usage: svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T] [--timeout seconds]
 
 Calls <command> through the service's execute endpoint (found in the manifest's Link header, else
 /svc/execute on the manifest's origin) and prints its result as JSON. <url> is the manifest's URL, or
@@ -60,13 +76,29 @@ parsed as JSON when it parses (limit=5, fields='["a","b"]', dryRun=true). --para
 JSON object; name=value pairs override it.
 
 Options:
-  --params <JSON>   Params as a JSON object
-  --token <T>       Send "Authorization: Bearer <T>"
+  --params <JSON>       Params as a JSON object
+  --token <T>           Send "Authorization: Bearer <T>"
+  --timeout <seconds>   Give up on each request (manifest, then command) after this long (default 10)
 
 Exit codes: 0 printed, 1 the command failed (its code, status and message on stderr), 2 usage, network
 or manifest error.`,
 
-  events: `Usage: svc-manifest events <url> [--events a,b] [--token T]
+  mcp: `Usage: svc-manifest mcp <url> [--token T] [--timeout seconds]
+
+Serves the commands of the service at <url> as MCP tools over stdio, for desktop MCP clients: it reads
+the manifest (<url> is its URL, or the service's origin), offers one tool per command (name with "." as
+"_", input schema from the params) and calls each through the service's execute endpoint. Stdout carries
+the protocol only; messages go to stderr. It serves until its input ends. Needs the package
+@modelcontextprotocol/sdk.
+
+Options:
+  --token <T>           Send "Authorization: Bearer <T>" with every call
+  --timeout <seconds>   Give up on each request (manifest, then each call) after this long (default 10)
+
+Exit codes: 0 input ended, 1 some commands cannot be tools (names too long or clashing), 2 usage,
+network or manifest error, or the MCP SDK is not installed.`,
+
+  events: `Usage: svc-manifest events <url> [--events a,b] [--token T] [--timeout seconds]
 
 Subscribes to the events of the service whose manifest is at <url> (or the service's origin: then
 /.well-known/svc.json) and prints each event as one JSON line, {"id","event","data"}, until interrupted
@@ -75,10 +107,11 @@ Subscribes to the events of the service whose manifest is at <url> (or the servi
 Options:
   --events <a,b>   Only these events (default: all)
   --token <T>      Bearer token, for a service with auth
+  --timeout <s>    Give up on the first connection (and the manifest) after this long (default 10)
 
 Exit codes: 0 interrupted, 1 invalid manifest or the service refused the stream, 2 usage or network error.`,
 
-  watch: `Usage: svc-manifest watch <url> <channel> <key> [--token T]
+  watch: `Usage: svc-manifest watch <url> <channel> <key> [--token T] [--timeout seconds]
 
 Watches one key of a channel (layout 0.5.0) of the service whose manifest is at <url> (or the service's
 origin): prints its latest state, then each new one, as one JSON line, {"version","state"}, until
@@ -86,6 +119,7 @@ interrupted (Ctrl-C).
 
 Options:
   --token <T>      Bearer token, for a service with auth
+  --timeout <s>    Give up on the first connection (and the manifest) after this long (default 10)
 
 Exit codes: 0 interrupted, 1 invalid manifest or the service refused the stream, 2 usage or network error.`
 }

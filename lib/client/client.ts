@@ -2,7 +2,8 @@ import type { Manifest } from '../manifest/types.js'
 import { freshnessLifetime } from './cache-control.js'
 import type { ManifestDiff } from './changes.js'
 import { diffManifests } from './diff.js'
-import { ManifestClientError, networkReason } from './errors.js'
+import { ManifestClientError } from './errors.js'
+import { exchange, readLimits, type HttpResponse } from './http.js'
 import { createInvoker, endpointOf, type Invoker } from './invoke.js'
 import { consumeStream, type ChannelState, type StreamOptions, type SubscribeOptions, type SvcEvent } from './streams.js'
 import { checksumErrors, schemaErrors } from './verify.js'
@@ -15,10 +16,22 @@ export interface ManifestClientOptions {
   /** The clock, in milliseconds since the epoch. Default `Date.now`. */
   now?: () => number
   /**
+   * Milliseconds one `get()`, `execute()` or `pipeline()` may take on the network, redirects and body
+   * included. Default 10,000; at most 2,147,483,647.
+   */
+  timeout?: number
+  /** The largest body accepted, manifest or command result, in bytes. Default 8 MiB (8,388,608). */
+  maxBodySize?: number
+  /**
    * Where `execute` and `pipeline` are called: `{invokeUrl}/execute`, `{invokeUrl}/pipeline`. Default: the
    * endpoints named by the manifest's `Link` header, on the manifest's origin (`/svc/…` when it names none).
    */
   invokeUrl?: string | URL
+}
+
+export interface GetOptions {
+  /** Aborts the request; `get()` then rejects with `SVC_CLIENT_ABORTED`. */
+  signal?: AbortSignal
 }
 
 /**
@@ -41,7 +54,7 @@ export interface ManifestClient extends Invoker {
   /** The last manifest received and verified, if any. */
   readonly manifest: Manifest | undefined
   /** The current manifest: from memory while fresh, else from the server. Rejects with a `ManifestClientError`. */
-  get (): Promise<ManifestResult>
+  get (options?: GetOptions): Promise<ManifestResult>
   /**
    * Subscribes to the service's events (all, or `options.events`) and calls `onEvent` for each, reconnecting
    * with backoff when the connection is lost. Resolves when `options.signal` aborts; rejects with a
@@ -58,34 +71,36 @@ interface Cached {
 }
 
 export function createManifestClient (options: ManifestClientOptions): ManifestClient {
-  const { url, fetch: fetchManifest, now, invokeUrl } = readOptions(options)
+  const { url, fetch, now, timeout, maxBodySize, invokeUrl } = readOptions(options)
   let cached: Cached | undefined
   /** The Link header of the last manifest response: where the invocation endpoints are. */
   let link: string | undefined
 
-  async function get (): Promise<ManifestResult> {
+  async function get ({ signal }: GetOptions = {}): Promise<ManifestResult> {
     if (cached !== undefined && now() < cached.freshUntil) return { manifest: cached.manifest, status: 'fresh' }
-    const response = await send(fetchManifest, url, cached?.manifest.checksum)
-    if (response.status === 304 && cached !== undefined) {
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (cached !== undefined) headers['if-none-match'] = `"${cached.manifest.checksum}"`
+    return await exchange(url, { headers, fetch, timeout, maxBodySize, signal }, async (response) => {
+      if (response.status === 304 && cached !== undefined) {
+        link = response.headers.get('link') ?? undefined
+        cached.freshUntil = now() + freshnessLifetime(response.headers)
+        return { manifest: cached.manifest, status: 'revalidated' }
+      }
+      if (response.status !== 200) {
+        throw new ManifestClientError('SVC_CLIENT_HTTP_STATUS', `GET ${url} answered ${response.status}, expected 200 or 304`, { status: response.status })
+      }
+      const manifest = await readManifest(url, response)
+      const previous = cached?.manifest
+      cached = { manifest, freshUntil: now() + freshnessLifetime(response.headers) }
       link = response.headers.get('link') ?? undefined
-      cached.freshUntil = now() + freshnessLifetime(response.headers)
-      return { manifest: cached.manifest, status: 'revalidated' }
-    }
-    if (response.status !== 200) {
-      await response.body?.cancel()
-      throw new ManifestClientError('SVC_CLIENT_HTTP_STATUS', `GET ${url} answered ${response.status}, expected 200 or 304`, { status: response.status })
-    }
-    const manifest = await readManifest(url, response)
-    const previous = cached?.manifest
-    cached = { manifest, freshUntil: now() + freshnessLifetime(response.headers) }
-    link = response.headers.get('link') ?? undefined
-    if (previous === undefined) return { manifest, status: 'fetched' }
-    if (previous.checksum === manifest.checksum) return { manifest, status: 'revalidated' }
-    return { manifest, status: 'changed', drift: diffManifests(previous, manifest) }
+      if (previous === undefined) return { manifest, status: 'fetched' }
+      if (previous.checksum === manifest.checksum) return { manifest, status: 'revalidated' }
+      return { manifest, status: 'changed', drift: diffManifests(previous, manifest) }
+    })
   }
 
   const invoker = createInvoker({
-    fetch: fetchManifest,
+    http: { fetch, timeout, maxBodySize },
     manifestUrl: url,
     invokeUrl,
     link: async () => {
@@ -94,21 +109,21 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     }
   })
   /** The events endpoint named by the manifest's `Link` header, on the manifest's origin (else `/svc/events`). */
-  async function eventsEndpoint (): Promise<URL> {
-    if (cached === undefined) await get()
+  async function eventsEndpoint (signal: AbortSignal | undefined): Promise<URL> {
+    if (cached === undefined) await get({ signal })
     return new URL(endpointOf(url, link, 'events'))
   }
 
   async function subscribe (options: SubscribeOptions, onEvent: (event: SvcEvent) => void | Promise<void>): Promise<void> {
-    const target = await eventsEndpoint()
+    const target = await eventsEndpoint(options.signal)
     if (options.events !== undefined) target.searchParams.set('events', options.events.join(','))
-    await consumeStream(target, { fetch: fetchManifest, ...options }, (frame) => onEvent({ id: frame.id as string, event: frame.event as string, data: frame.data }))
+    await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onEvent({ id: frame.id as string, event: frame.event as string, data: frame.data }))
   }
 
   async function watch (channel: string, key: string, options: StreamOptions, onState: (state: ChannelState) => void | Promise<void>): Promise<void> {
     // Channels sit beside the events endpoint: {basePath}/channels/{channel}/{key}.
-    const target = new URL(`channels/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`, await eventsEndpoint())
-    await consumeStream(target, { fetch: fetchManifest, ...options }, (frame) => onState(frame.data as ChannelState))
+    const target = new URL(`channels/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`, await eventsEndpoint(options.signal))
+    await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onState(frame.data as ChannelState))
   }
 
   return {
@@ -122,7 +137,16 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
   }
 }
 
-function readOptions (options: ManifestClientOptions): { url: string, fetch: typeof fetch, now: () => number, invokeUrl?: string } {
+interface Config {
+  url: string
+  fetch: typeof fetch
+  now: () => number
+  timeout: number
+  maxBodySize: number
+  invokeUrl?: string
+}
+
+function readOptions (options: ManifestClientOptions): Config {
   const { url, fetch = globalThis.fetch, now = Date.now, invokeUrl } = options ?? {}
   if (!isHttpUrl(url)) {
     throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', `url must be an absolute http(s) URL of a manifest; got ${JSON.stringify(url) ?? 'nothing'}`)
@@ -132,28 +156,25 @@ function readOptions (options: ManifestClientOptions): { url: string, fetch: typ
   }
   if (typeof fetch !== 'function') throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', 'fetch must be a function like the global fetch')
   if (typeof now !== 'function') throw new ManifestClientError('SVC_CLIENT_INVALID_OPTION', 'now must be a function returning milliseconds')
-  return { url: new URL(String(url)).href, fetch, now, invokeUrl: invokeUrl === undefined ? undefined : new URL(String(invokeUrl)).href }
+  return {
+    url: new URL(String(url)).href,
+    fetch,
+    now,
+    ...readLimits(options),
+    invokeUrl: invokeUrl === undefined ? undefined : new URL(String(invokeUrl)).href
+  }
 }
 
 function isHttpUrl (url: unknown): boolean {
   return URL.canParse(String(url)) && /^https?:$/.test(new URL(String(url)).protocol)
 }
 
-async function send (fetchManifest: typeof fetch, url: string, checksum: string | undefined): Promise<Response> {
-  const headers: Record<string, string> = { accept: 'application/json' }
-  if (checksum !== undefined) headers['if-none-match'] = `"${checksum}"`
-  try {
-    return await fetchManifest(url, { headers })
-  } catch (error) {
-    throw new ManifestClientError('SVC_CLIENT_NETWORK', `GET ${url} failed: ${networkReason(error)}`, { cause: error })
-  }
-}
-
-/** Parses and verifies a 200 body. Throws without touching the cache when it is not a valid manifest. */
-async function readManifest (url: string, response: Response): Promise<Manifest> {
+/** Reads, parses and verifies a 200 body. Throws without touching the cache when it is not a valid manifest. */
+async function readManifest (url: string, response: HttpResponse): Promise<Manifest> {
+  const text = await response.text()
   let body: unknown
   try {
-    body = await response.json()
+    body = JSON.parse(text)
   } catch (cause) {
     throw new ManifestClientError('SVC_CLIENT_INVALID_JSON', `GET ${url} answered 200 with a body that is not JSON`, { cause })
   }

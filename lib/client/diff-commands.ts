@@ -32,7 +32,8 @@ function diffParam (log: ChangeLog, command: string, param: string, old: Manifes
   const subject = `command ${command}: param ${param}`
   if (old.type !== now.type) log.add(true, 'param.type-changed', name, `${subject} is now ${now.type} instead of ${old.type}`)
   if (old.required !== now.required) {
-    log.add(now.required, 'param.required-changed', name, `${subject} is now ${now.required ? 'required' : 'optional'}`)
+    const [was, is] = now.required ? ['optional', 'required'] : ['required', 'optional']
+    log.add(now.required, 'param.required-changed', name, `${subject} is now ${is} instead of ${was}`)
   }
   if (!isDeepStrictEqual(old.default, now.default)) {
     log.add(false, 'param.default-changed', name, `${subject}: default changed from ${show(old.default)} to ${show(now.default)}`)

@@ -3,10 +3,16 @@ import { diffEntries, eachName, type ChangeLog } from './changes.js'
 
 type Fields = Record<string, ManifestTypeRef>
 
+interface Retyped {
+  field: string
+  from: string
+  to: string
+}
+
 /** How the fields of an event's `data` or a type's `properties` changed. */
 interface FieldChanges {
   removed: string[]
-  retyped: string[]
+  retyped: Retyped[]
   added: string[]
   redescribed: string[]
 }
@@ -17,7 +23,7 @@ function compareFields (before?: Fields, after?: Fields): FieldChanges {
     removed: (field) => changes.removed.push(field),
     added: (field) => changes.added.push(field),
     kept: (field, old, now) => {
-      if (old.type !== now.type) changes.retyped.push(field)
+      if (old.type !== now.type) changes.retyped.push({ field, from: old.type, to: now.type })
       else if (old.description !== now.description) changes.redescribed.push(field)
     }
   })
@@ -32,7 +38,7 @@ function breaksReaders (changes: FieldChanges): boolean {
 function fieldSummary (changes: FieldChanges, noun: string): string[] {
   const parts: string[] = []
   if (changes.removed.length > 0) parts.push(`${noun} ${changes.removed.join(', ')} removed`)
-  if (changes.retyped.length > 0) parts.push(`${noun} ${changes.retyped.join(', ')} retyped`)
+  for (const { field, from, to } of changes.retyped) parts.push(`${noun} ${field} retyped from ${from} to ${to}`)
   if (changes.added.length > 0) parts.push(`${noun} ${changes.added.join(', ')} added`)
   return parts
 }

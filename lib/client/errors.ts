@@ -2,6 +2,10 @@
 export type ManifestClientErrorCode =
   | 'SVC_CLIENT_INVALID_OPTION'
   | 'SVC_CLIENT_NETWORK'
+  | 'SVC_CLIENT_TIMEOUT'
+  | 'SVC_CLIENT_ABORTED'
+  | 'SVC_CLIENT_REDIRECT'
+  | 'SVC_CLIENT_BODY_TOO_LARGE'
   | 'SVC_CLIENT_HTTP_STATUS'
   | 'SVC_CLIENT_INVALID_JSON'
   | 'SVC_CLIENT_INVALID_MANIFEST'
@@ -12,7 +16,10 @@ export type ManifestClientErrorCode =
 export interface ManifestClientErrorDetails {
   /** The HTTP status, for `SVC_CLIENT_HTTP_STATUS` and `SVC_CLIENT_INVALID_RESPONSE`. */
   status?: number
-  /** What `verifyManifest` found, for `SVC_CLIENT_INVALID_MANIFEST` and `SVC_CLIENT_CHECKSUM_MISMATCH`. */
+  /**
+   * What `verifyManifest` found, for `SVC_CLIENT_INVALID_MANIFEST` and `SVC_CLIENT_CHECKSUM_MISMATCH` (and
+   * for `checksumOf` refusing commands nested too deeply).
+   */
   errors?: string[]
   cause?: unknown
 }

@@ -3,7 +3,7 @@
  * Uses Node's own `fetch` (no HTTP library), and `eventsource-parser` for event and channel streams.
  */
 export { createManifestClient } from './client.js'
-export type { ManifestClient, ManifestClientOptions, ManifestResult, ManifestStatus } from './client.js'
+export type { GetOptions, ManifestClient, ManifestClientOptions, ManifestResult, ManifestStatus } from './client.js'
 export { CommandError } from './invoke.js'
 export type { CommandErrorBody, InvokeOptions, PipelineOptions, PipelineResult, PipelineStep, PipelineStepResult } from './invoke.js'
 export type { ChannelState, StreamOptions, SubscribeOptions, SvcEvent } from './streams.js'
@@ -13,5 +13,5 @@ export { ManifestClientError } from './errors.js'
 export type { ManifestClientErrorCode, ManifestClientErrorDetails } from './errors.js'
 export { verifyManifest } from './verify.js'
 export type { VerifyResult } from './verify.js'
-export { checksumOf } from '../manifest/canonical.js'
+export { checksumOf } from './checksum.js'
 export type { Manifest } from '../manifest/types.js'

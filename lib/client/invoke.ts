@@ -1,4 +1,5 @@
-import { ManifestClientError, networkReason } from './errors.js'
+import { ManifestClientError } from './errors.js'
+import { exchange, type HttpRequest } from './http.js'
 
 /** Options of one call. */
 export interface InvokeOptions {
@@ -61,7 +62,8 @@ export interface Invoker {
 }
 
 interface InvokerSetup {
-  fetch: typeof fetch
+  /** The client's `fetch`, `timeout` and `maxBodySize`. */
+  http: Pick<HttpRequest, 'fetch' | 'timeout' | 'maxBodySize'>
   /** The manifest's URL: its origin is where commands are called. */
   manifestUrl: string
   /** `{invokeUrl}/execute` and `{invokeUrl}/pipeline`, when the caller named them. */
@@ -85,18 +87,13 @@ export function createInvoker (setup: InvokerSetup): Invoker {
     const url = await endpoint(name)
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
     if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
-    let response: Response
-    try {
-      // A redirect is not followed: the body and the token go to the endpoint named, or nowhere.
-      response = await setup.fetch(url, { method: 'POST', headers, body: JSON.stringify(body), redirect: 'manual', signal: options.signal })
-    } catch (error) {
-      throw new ManifestClientError('SVC_CLIENT_NETWORK', `POST ${url} failed: ${networkReason(error)}`, { cause: error })
-    }
-    const text = await response.text()
+    // A redirect is not followed: the body and the token go to the endpoint named, or nowhere.
+    const request: HttpRequest = { ...setup.http, method: 'POST', headers, body: JSON.stringify(body), signal: options.signal, followRedirects: false }
+    const { status, text } = await exchange(url, request, async (response) => ({ status: response.status, text: await response.text() }))
     // A redirect is no answer, whatever its body says.
-    const envelope = response.status >= 300 && response.status < 400 ? undefined : parseEnvelope(text, name)
+    const envelope = status >= 300 && status < 400 ? undefined : parseEnvelope(text, name)
     if (envelope === undefined) {
-      throw new ManifestClientError('SVC_CLIENT_INVALID_RESPONSE', `POST ${url} answered ${response.status} without an envelope { ok, … }: is the plugin's invoke option on?`, { status: response.status })
+      throw new ManifestClientError('SVC_CLIENT_INVALID_RESPONSE', `POST ${url} answered ${status} without an envelope { ok, … }: is the plugin's invoke option on?`, { status })
     }
     return envelope
   }

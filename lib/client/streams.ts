@@ -1,5 +1,6 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
-import { ManifestClientError, networkReason } from './errors.js'
+import { ManifestClientError } from './errors.js'
+import { exchange, type HttpResponse } from './http.js'
 
 export interface StreamOptions {
   /** Sent as `Authorization: Bearer <token>`. */
@@ -9,12 +10,11 @@ export interface StreamOptions {
   /** Waits between reconnections: `initialDelay` ms (default 500), doubling up to `maxDelay` (default 30,000). */
   reconnect?: { initialDelay?: number, maxDelay?: number }
   /**
-   * Reconnects when nothing, not even a heartbeat, arrived for this many ms: a connection a proxy dropped
-   * silently. Default 45,000 (three of the server's default heartbeats).
+   * Reconnects when nothing, not even a heartbeat, arrived for this many ms on an open stream: a connection
+   * a proxy dropped silently. Default 45,000 (three of the server's default heartbeats). Opening the stream
+   * is bound by the client's `timeout`.
    */
   idleTimeout?: number
-  /** Default: Node's global `fetch`. */
-  fetch?: typeof fetch
 }
 
 export interface SubscribeOptions extends StreamOptions {
@@ -42,15 +42,24 @@ const DEFAULT_IDLE_TIMEOUT = 45_000
 
 interface Frame { id?: string, event?: string, data: unknown }
 
+/** The client's HTTP settings: its `fetch`, and the time limit and body cap of each request. */
+export interface StreamHttp {
+  fetch: typeof fetch
+  timeout: number
+  maxBodySize: number
+}
+
 /**
  * Reads a Server-Sent Events stream and calls `onFrame` with each frame, in order, awaiting it (so a slow
- * handler slows the reading rather than piling frames up). The first connection must succeed: a network
- * error or an answer other than 200 rejects. Afterwards a lost connection, a stream the server ended or a
- * 5xx answer is retried with exponential backoff, sending `Last-Event-ID`; a 4xx answer (e.g. an expired
- * token) rejects, and so does an error thrown by `onFrame`. Resolves when `signal` aborts.
+ * handler slows the reading rather than piling frames up). Each connection is one exchange of the
+ * client's HTTP layer: its time limit, same-origin redirects and abort handling apply until the stream
+ * opens. The first connection must succeed: a failure or an answer other than a 200 stream rejects.
+ * Afterwards a lost connection, a stream the server ended, an idle one or a 5xx answer is retried with
+ * exponential backoff, sending `Last-Event-ID`; a 4xx answer (e.g. an expired token) rejects, and so does an
+ * error thrown by `onFrame`. Resolves when `signal` aborts.
  */
-export async function consumeStream (url: URL, options: StreamOptions, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
-  const { signal, token, fetch: fetchStream = globalThis.fetch } = options
+export async function consumeStream (url: URL, http: StreamHttp, options: StreamOptions, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
+  const { signal, token } = options
   const initialDelay = options.reconnect?.initialDelay ?? DEFAULT_INITIAL_DELAY
   const maxDelay = options.reconnect?.maxDelay ?? DEFAULT_MAX_DELAY
   const idleTimeout = options.idleTimeout ?? DEFAULT_IDLE_TIMEOUT
@@ -61,62 +70,65 @@ export async function consumeStream (url: URL, options: StreamOptions, onFrame: 
     const headers: Record<string, string> = { accept: 'text/event-stream' }
     if (token !== undefined) headers.authorization = `Bearer ${token}`
     if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
-    // One controller per connection: aborted when idle for too long, and on the way out whatever the reason.
-    const connection = new Connection(idleTimeout, signal)
     try {
-      const response = await open(fetchStream, url, headers, connection.signal, connected)
-      if (response !== undefined) {
+      await exchange(url.href, { headers, ...http, signal }, async (response) => {
+        await opened(response, connected)
         connected = true
         failures = 0
-        await read(response, connection, (frame) => {
+        await read(response.stream(), idleTimeout, (frame) => {
           if (frame.id !== undefined) lastEventId = frame.id
           return onFrame(frame)
         })
-      }
+      })
     } catch (error) {
       if (aborted(signal)) return
-      if (!(error instanceof Retryable)) throw error
-      if (!connected) throw error.cause
-    } finally {
-      connection.close()
+      // Before the first stream nothing is retried: only the HTTP layer's own errors, or a refusal, get here.
+      if (!connected || !isRetryable(error)) throw error
     }
     await sleep(Math.min(maxDelay, initialDelay * 2 ** failures++), signal)
   }
 }
 
-/** The response of a 200 stream; undefined for a 5xx answer once connected before (worth retrying). */
-async function open (fetchStream: typeof fetch, url: URL, headers: Record<string, string>, signal: AbortSignal, connected: boolean): Promise<Response | undefined> {
-  let response: Response
-  try {
-    response = await fetchStream(url, { headers, signal })
-  } catch (error) {
-    throw new Retryable(new ManifestClientError('SVC_CLIENT_NETWORK', `GET ${url.href} failed: ${networkReason(error)}`, { cause: error }))
-  }
+/** Resolves for a 200 event stream; otherwise throws what the caller sees (retryable: a 5xx once connected before). */
+async function opened (response: HttpResponse, connected: boolean): Promise<void> {
   const type = String(response.headers.get('content-type'))
-  if (response.status === 200 && type.startsWith('text/event-stream')) return response
-  const text = await response.text()
-  if (connected && response.status >= 500) return undefined
-  if (response.status === 200) throw new ManifestClientError('SVC_CLIENT_NOT_A_STREAM', `GET ${url.href} answered 200 with content-type ${type}, not text/event-stream`)
-  throw new ManifestClientError('SVC_CLIENT_HTTP_STATUS', `GET ${url.href} answered ${response.status}${messageOf(text)}`, { status: response.status })
+  if (response.status === 200 && type.startsWith('text/event-stream')) return
+  const what = `GET ${response.url}`
+  if (response.status === 200) throw new ManifestClientError('SVC_CLIENT_NOT_A_STREAM', `${what} answered 200 with content-type ${type}, not text/event-stream`)
+  const refusal = new ManifestClientError('SVC_CLIENT_HTTP_STATUS', `${what} answered ${response.status}${messageOf(await response.text())}`, { status: response.status })
+  throw connected && response.status >= 500 ? new Retryable(refusal) : refusal
 }
 
-/** Reads frames until the stream ends. Only a failed read (connection lost, idle) may be retried. */
-async function read (response: Response, connection: Connection, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
+/**
+ * Reads frames until the stream ends, or nothing arrived for `idleTimeout` ms (then the exchange, ending,
+ * aborts the connection). Only a failed read may be retried.
+ */
+async function read (body: ReadableStream<Uint8Array>, idleTimeout: number, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
   const messages: EventSourceMessage[] = []
   const parser = createParser({ onEvent: (message) => messages.push(message) })
   const decoder = new TextDecoder()
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+  const reader = body.getReader()
   while (true) {
-    let chunk: Awaited<ReturnType<typeof reader.read>>
+    let chunk: Awaited<ReturnType<typeof reader.read>> | undefined
     try {
-      chunk = await reader.read()
+      chunk = await within(reader.read(), idleTimeout)
     } catch (error) {
       throw new Retryable(error as Error)
     }
-    if (chunk.done) return
-    connection.active()
+    if (chunk === undefined || chunk.done) return
     parser.feed(decoder.decode(chunk.value, { stream: true }))
     for (const message of messages.splice(0)) await onFrame(frameOf(message))
+  }
+}
+
+/** `pending`, or undefined when it did not settle within `ms`. */
+async function within<T> (pending: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined
+  const idle = new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms) })
+  try {
+    return await Promise.race([pending, idle])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
@@ -130,12 +142,18 @@ function frameOf (message: EventSourceMessage): Frame {
   return { id: message.id, event: message.event, data }
 }
 
-/** An error after which the stream may be opened again; `cause` is what the caller sees if it is not. */
+/** An error after which the stream, once it was open, may be opened again. */
 class Retryable extends Error {
-  declare readonly cause: Error
   constructor (cause: Error) {
     super(cause.message, { cause })
   }
+}
+
+/** A lost or idle connection, a 5xx; and, from the HTTP layer, a network failure or a time limit reached while opening. */
+function isRetryable (error: unknown): boolean {
+  if (error instanceof Retryable) return true
+  const { code } = error as { code?: unknown }
+  return code === 'SVC_CLIENT_NETWORK' || code === 'SVC_CLIENT_TIMEOUT'
 }
 
 /** The server's own error message (Fastify's error JSON), for the error the caller sees. */
@@ -145,33 +163,6 @@ function messageOf (body: string): string {
     return typeof message === 'string' ? `: ${message}` : ''
   } catch {
     return ''
-  }
-}
-
-/** One connection's abort signal: the caller's, or nothing arriving for `timeout` ms, or `close()`. */
-class Connection {
-  private readonly controller = new AbortController()
-  private timer: NodeJS.Timeout
-  readonly signal: AbortSignal
-
-  constructor (private readonly timeout: number, caller: AbortSignal | undefined) {
-    this.signal = caller === undefined ? this.controller.signal : AbortSignal.any([caller, this.controller.signal])
-    this.timer = this.start()
-  }
-
-  /** Something arrived: the connection is alive. */
-  active (): void {
-    clearTimeout(this.timer)
-    this.timer = this.start()
-  }
-
-  close (): void {
-    clearTimeout(this.timer)
-    this.controller.abort()
-  }
-
-  private start (): NodeJS.Timeout {
-    return setTimeout(() => this.controller.abort(), this.timeout)
   }
 }
 

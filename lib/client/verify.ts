@@ -1,8 +1,9 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TSchema } from '@sinclair/typebox'
-import { checksumOf } from '../manifest/canonical.js'
 import { manifestSchemas } from '../manifest/schema.js'
 import type { Manifest } from '../manifest/types.js'
+import { checksumOf } from './checksum.js'
+import { MAX_NESTING_DEPTH, tooDeep, tooDeepError } from './nesting.js'
 
 export interface VerifyResult {
   /** True when the manifest matches the schema of its layout and its checksum matches its commands. */
@@ -16,9 +17,9 @@ const checkers = new Map<string, TypeCheck<TSchema>>(
 )
 
 /**
- * Checks a manifest as a client receives it: the schema of the layout named by its `svc` field, then the
- * checksum recomputed from `commands` (the checksum of a manifest that does not match its schema is not
- * looked at).
+ * Checks a manifest as a client receives it: its nesting depth (`MAX_NESTING_DEPTH`), the schema of the
+ * layout named by its `svc` field, then the checksum recomputed from `commands` (each step only when the
+ * one before passed).
  */
 export function verifyManifest (manifest: unknown): VerifyResult {
   const errors = schemaErrors(manifest)
@@ -26,11 +27,13 @@ export function verifyManifest (manifest: unknown): VerifyResult {
   return { ok: errors.length === 0, errors }
 }
 
-/** The schema problems of a manifest, one line each. */
+/** The schema problems of a manifest, one line each; a value nested too deeply is the only one reported. */
 export function schemaErrors (manifest: unknown): string[] {
   if (manifest === null || typeof manifest !== 'object' || Array.isArray(manifest)) {
     return ['/: expected a manifest object']
   }
+  const deep = tooDeep(manifest, MAX_NESTING_DEPTH, [])
+  if (deep !== undefined) return [tooDeepError(deep)]
   const layout = (manifest as { svc?: unknown }).svc
   const checker = checkers.get(layout as string)
   if (checker === undefined) {

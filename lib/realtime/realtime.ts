@@ -121,8 +121,9 @@ export class Realtime {
   private readonly namespace: string
 
   constructor (private readonly deps: RealtimeDependencies) {
-    // Topic levels are separated by "/", and Redis pattern subscriptions read "*": neither may come from the name.
-    this.namespace = `svc:${encodeURIComponent(deps.serviceName).replace(/\*/g, '%2A')}`
+    // Topic levels are separated by "/", and Redis pattern subscriptions read "*": neither may come from the
+    // name. A lone surrogate (which encodeURIComponent refuses) becomes U+FFFD: only a namespace, not a key.
+    this.namespace = `svc:${encodeURIComponent(deps.serviceName.toWellFormed()).replace(/\*/g, '%2A')}`
   }
 
   /** At `ready()`: compiles the payload checks, connects the broker, starts the heartbeat. */

@@ -1,48 +1,17 @@
-import { execFile } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
-import { main } from '../../lib/cli/main.js'
 import { diffManifests, verifyManifest, type Manifest } from '../../lib/client/index.js'
 import { requiredOptions } from '../helpers.js'
+import { cli, fixtureApp as app, oneLine, spawned as spawnedWith } from './run.js'
 
-const root = fileURLToPath(new URL('../..', import.meta.url))
-const app = (name: string) => `test/fixtures/apps/${name}.mjs`
-
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
-
-/** Runs the built CLI as a user does: `node dist/cli/bin.js …` from the repository root. */
-function spawned (...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['dist/cli/bin.js', ...args], { cwd: root }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : Number(error.code), stdout, stderr })
-    })
-  })
-}
-
-/**
- * Runs the CLI's main in this process, with what it prints captured: the same code as the bin, without a
- * process start per call. `spawned` covers what only a process shows (exit status, module loading).
- */
-async function cli (...args: string[]): Promise<Run> {
-  let stdout = ''
-  let stderr = ''
-  const code = await main(args, { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text } })
+/** The built CLI in a process: exit status, stdout and stderr. */
+const spawned = async (...args: string[]) => {
+  const { code, stdout, stderr } = await spawnedWith(args)
   return { code, stdout, stderr }
-}
-
-/** A stderr of exactly one line starting with the program name. */
-function oneLine (t: Test, stderr: string, pattern: string | RegExp) {
-  t.match(stderr, /^svc-manifest: [^\n]+\n$/, 'one line on stderr')
-  t.match(stderr, pattern)
 }
 
 /** A real server with the plugin, plus a mirror route that serves its manifest tampered. */
@@ -101,7 +70,7 @@ t.test('usage errors: exit 2 and one line on stderr', async (t) => {
 
   const unknown = await cli('publish')
   t.equal(unknown.code, 2)
-  oneLine(t, unknown.stderr, 'unknown command "publish" (commands: fetch, check, diff, generate, call, events, watch)')
+  oneLine(t, unknown.stderr, 'unknown command "publish" (commands: fetch, check, diff, generate, call, mcp, events, watch)')
 
   const missing = await cli('diff', 'before.json')
   t.equal(missing.code, 2)
@@ -153,7 +122,7 @@ t.test('check <url|file>: exit 0 when valid, 1 with the reasons when not', async
   const { server, url, origin } = await startShop(t)
   const fromUrl = await cli('check', url)
   t.equal(fromUrl.code, 0)
-  t.equal(fromUrl.stdout, `${url}: valid manifest, layout 1.0, 1 commands, checksum ${server.svc.checksum}\n`)
+  t.equal(fromUrl.stdout, `${url}: valid manifest, layout 1.0, 1 command, checksum ${server.svc.checksum}\n`)
 
   const dir = t.testdir({})
   const { path, manifest } = await generated(t, dir, 'shop')
@@ -224,7 +193,7 @@ t.test('generate --out writes the file and says so', async (t) => {
 t.test('generate: modules that give no manifest, or fail, are exit 2 with one line', async (t) => {
   const cases: [string, string][] = [
     ['without-plugin', 'the app does not register fastify-svc-manifest'],
-    ['not-an-app', 'the default export must be a Fastify instance or a function returning one'],
+    ['not-an-app', 'the default export must be a Fastify instance, a function that returns one, or a plugin (fastify, opts); it is an object'],
     ['fails-to-start', 'the app failed to start: Missing description: route GET /oops'],
     ['factory-throws', 'the default export threw: database unreachable'],
     ['no-such-module', 'cannot import test/fixtures/apps/no-such-module.mjs: Cannot find module'],

@@ -106,12 +106,12 @@ t.test('param.removed and param.type-changed break', async (t) => {
 t.test('param.required-changed breaks from optional to required only', async (t) => {
   const tightened = diffOf((m) => { m.commands['cart.add'].params.quantity.required = true })
   t.same(tightened.breaking, ['param.required-changed cart.add(quantity)'])
-  t.match(tightened.diff.breaking[0].message, 'param quantity is now required')
+  t.equal(tightened.diff.breaking[0].message, 'command cart.add: param quantity is now required instead of optional')
 
   const relaxed = diffOf((m) => { m.commands.search.params.q.required = false })
   t.same(relaxed.breaking, [])
   t.same(relaxed.nonBreaking, ['param.required-changed search(q)'])
-  t.match(relaxed.diff.nonBreaking[0].message, 'is now optional')
+  t.equal(relaxed.diff.nonBreaking[0].message, 'command search: param q is now optional instead of required')
 })
 
 t.test('param.default-changed does not break: changed, added or removed', async (t) => {
@@ -241,7 +241,7 @@ t.test('event.data-changed breaks when a field is removed or retyped, not when o
     m.events['cart.updated'].data.currency = { type: 'string' }
   })
   t.same(retyped.breaking, ['event.data-changed cart.updated'])
-  t.match(retyped.diff.breaking[0].message, 'data field items retyped; data field currency added')
+  t.equal(retyped.diff.breaking[0].message, 'event cart.updated: data field items retyped from array to object; data field currency added')
 
   const added = diffOf((m) => { m.events['cart.updated'].data.currency = { type: 'string' } })
   t.same(added.breaking, [])
@@ -287,7 +287,7 @@ t.test('type.changed breaks when a property is removed or retyped, or the type i
 
   const retyped = diffOf((m) => { m.types.Cart.properties.items.type = 'string' })
   t.same(retyped.breaking, ['type.changed Cart'])
-  t.match(retyped.diff.breaking[0].message, 'property items retyped')
+  t.equal(retyped.diff.breaking[0].message, 'type Cart: property items retyped from array to string')
 
   const itself = diffOf((m) => { m.types.Cart = { type: 'string' } })
   t.same(itself.breaking, ['type.changed Cart'])

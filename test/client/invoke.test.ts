@@ -182,7 +182,20 @@ t.test('a signal aborts a call', async (t) => {
   const client = createManifestClient({ url })
   await client.get()
   const error = await rejection(client.execute('slow', {}, { signal: AbortSignal.timeout(50) }))
-  t.match(error, { code: 'SVC_CLIENT_NETWORK' })
+  t.match(error, { code: 'SVC_CLIENT_ABORTED', message: /^POST http:\/\/127\.0\.0\.1:\d+\/svc\/execute was aborted by the caller's signal$/ })
+  t.equal((error.cause as Error).name, 'TimeoutError', "the signal's reason")
+})
+
+t.test('the client timeout covers execute and pipeline; maxBodySize caps their answers', async (t) => {
+  const { url } = await serve(t, (app) => {
+    app.get('/slow', { svc: { description: 'Slow' } }, async () => await new Promise((resolve) => setTimeout(() => resolve('late'), 1000)))
+    app.get('/big', { svc: { description: 'Big' } }, async () => 'x'.repeat(4096))
+  })
+  const client = createManifestClient({ url, timeout: 300, maxBodySize: 2048 })
+  await client.get()
+  t.match(await rejection(client.execute('slow')), { code: 'SVC_CLIENT_TIMEOUT', message: /\/svc\/execute did not complete within 300 ms/ })
+  t.match(await rejection(client.pipeline([{ command: 'slow' }])), { code: 'SVC_CLIENT_TIMEOUT', message: /\/svc\/pipeline did not complete/ })
+  t.match(await rejection(client.execute('big')), { code: 'SVC_CLIENT_BODY_TOO_LARGE' })
 })
 
 t.test('the Link header is read again from every 200 and 304', async (t) => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { checksumOf, verifyManifest, type Manifest } from '../../lib/client/index.js'
@@ -55,4 +56,9 @@ t.test('not a manifest at all', async (t) => {
   }
   t.same(verifyManifest({ svc: '2.0' }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got "2.0"'])
   t.same(verifyManifest({}).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got nothing'])
+})
+
+t.test('checksumOf from the client is the canonical checksum of any JSON value it is given', async (t) => {
+  t.equal(checksumOf(null as never), createHash('sha256').update('null').digest('hex'))
+  t.equal(checksumOf({ b: { z: 1, a: [2, { y: 3, x: 4 }] } } as never), createHash('sha256').update('{"b":{"a":[2,{"x":4,"y":3}],"z":1}}').digest('hex'))
 })

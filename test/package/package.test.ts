@@ -51,6 +51,7 @@ t.test('importing the plugin loads no TypeBox: only the client and the schema en
   const plugin = await loaded('fastify-svc-manifest')
   t.ok(plugin.includes('fastify-plugin'), 'the hook sees the packages the plugin imports')
   t.notOk(plugin.includes('@sinclair/typebox'), 'the main entry does not load TypeBox')
+  t.notOk(plugin.includes('@modelcontextprotocol/sdk'), 'nor the MCP SDK, an optional peer loaded only with the mcp option')
   t.ok((await loaded('fastify-svc-manifest/client')).includes('@sinclair/typebox'), 'the client validates with it')
   t.ok((await loaded('fastify-svc-manifest/schema')).includes('@sinclair/typebox'))
 })

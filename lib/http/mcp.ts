@@ -1,0 +1,108 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { Schema } from '../build/type-map.js'
+import type { Catalog } from '../catalog.js'
+import { FST_SVC_NOT_READY } from '../errors.js'
+import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
+import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
+import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
+import type { Dispatcher } from './dispatch.js'
+import type { EndpointLinks } from './links.js'
+
+export interface McpConfig {
+  name: string
+  version: string
+  description: string
+  about?: string
+  mcp: false | { path: string }
+  routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
+}
+
+/** The request headers a stateless Streamable HTTP transport reads; the rest of the request it is handed is unused. */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version']
+/** JSON-RPC's "parse error", and the code the SDK's transport uses for its other refusals. */
+const PARSE_ERROR = -32700
+const SERVER_ERROR = -32000
+
+/**
+ * The MCP endpoint (`POST {path}`, Streamable HTTP): every command a tool, each call dispatched exactly
+ * like execute, with the MCP request's own headers. Stateless: each POST gets a fresh server and transport
+ * that live as long as the request, so nothing is kept between requests (no session to expire, nothing
+ * to share between instances behind a load balancer), and a tool call can only ever carry the headers of
+ * the request it came in. Answers are JSON, not an SSE stream: a tool call has one result and nothing
+ * else to send, and Fastify sends the reply with its usual hooks.
+ */
+export class McpEndpoint {
+  private tools: Tools | undefined
+
+  private constructor (
+    private readonly sdk: McpHttpSdk,
+    private readonly info: ToolServerInfo,
+    private readonly dispatcher: Dispatcher
+  ) {}
+
+  /** Loads the SDK (an optional peer) and adds the routes and their link, when `mcp` is on. */
+  static async register (fastify: FastifyInstance, config: McpConfig, dispatcher: Dispatcher, links: EndpointLinks): Promise<McpEndpoint | undefined> {
+    if (config.mcp === false) return undefined
+    const sdk = await loadHttpSdk()
+    const instructions = config.about === undefined ? config.description : `${config.description}\n\n${config.about}`
+    const endpoint = new McpEndpoint(sdk, { name: config.name, version: config.version, instructions }, dispatcher)
+    const { path } = config.mcp
+    fastify.post(path, { ...config.routeLog, errorHandler: jsonRpcErrorHandler }, (request, reply) => endpoint.handle(request, reply))
+    fastify.route({ method: ['GET', 'DELETE'], url: path, ...config.routeLog, handler: methodNotAllowed })
+    links.add(path, 'mcp')
+    return endpoint
+  }
+
+  /** Called once the catalog is built: the tools, or a coded error that rejects `ready()`. */
+  prepare (catalog: Catalog, resolve: (id: string) => Schema | undefined): void {
+    this.tools = catalogTools(catalog, resolve)
+  }
+
+  private async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    if (this.tools === undefined) throw new FST_SVC_NOT_READY('the MCP tools exist once ready() has succeeded, and it failed: its error says why.')
+    const { tools, byTool } = this.tools
+    const server = createToolServer(this.sdk, this.info, tools, byTool, async (command, args) => {
+      return toolResultOf(await this.dispatcher.dispatch(request, command, args))
+    })
+    const transport = new this.sdk.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+    await server.connect(transport)
+    try {
+      const response = await transport.handleRequest(transportRequest(request), { parsedBody: request.body })
+      reply.code(response.status)
+      for (const [name, value] of response.headers) reply.header(name, value)
+      return await reply.send(await response.text())
+    } finally {
+      await server.close()
+    }
+  }
+}
+
+/** What the transport reads of the request: its headers. Its URL goes unused. */
+function transportRequest (request: FastifyRequest): Request {
+  const headers = new Headers()
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name]
+    if (typeof value === 'string') headers.set(name, value)
+  }
+  return new Request('http://localhost/mcp', { method: 'POST', headers })
+}
+
+/**
+ * Streamable HTTP opens a stream for server-initiated messages with GET, and ends a session with DELETE.
+ * A stateless server has neither, and the transport says so with 405, which clients expect.
+ */
+async function methodNotAllowed (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  return await reply.code(405).header('allow', 'POST').send(jsonRpcError(SERVER_ERROR, `Method not allowed: this MCP endpoint is stateless and takes POST only, not ${request.method}.`))
+}
+
+/** What Fastify refuses before the transport sees it (a body that is not JSON, too large, …), as a JSON-RPC error. */
+function jsonRpcErrorHandler (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = error.statusCode ?? 500
+  const message = status >= 500 ? 'Internal server error' : error.message
+  if (status >= 500) request.log.error({ err: error }, 'MCP request failed')
+  reply.code(status).send(jsonRpcError(status === 400 ? PARSE_ERROR : SERVER_ERROR, message))
+}
+
+function jsonRpcError (code: number, message: string): { jsonrpc: '2.0', error: { code: number, message: string }, id: null } {
+  return { jsonrpc: '2.0', error: { code, message }, id: null }
+}

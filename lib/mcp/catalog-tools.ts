@@ -1,0 +1,78 @@
+import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import { propertiesOf, type Schema } from '../build/type-map.js'
+import type { Catalog, CatalogCommand } from '../catalog.js'
+import { FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME } from '../errors.js'
+import { splitTemplate } from '../http/route-plan.js'
+import { SchemaBundle, type ResolveSchema } from './schema-bundle.js'
+import { annotationsOf, toolNames } from './tools.js'
+
+/**
+ * The dialect of route schemas: Fastify validates with Ajv's draft-07. Named, because MCP clients read a
+ * schema without `$schema` as 2020-12, where some draft-07 forms (a tuple's `items` array) mean another thing.
+ */
+const FASTIFY_DIALECT = 'http://json-schema.org/draft-07/schema#'
+
+export interface Tools {
+  /** In the manifest's order: by command name. */
+  tools: Tool[]
+  /** The command each tool calls. */
+  byTool: Map<string, string>
+}
+
+/**
+ * A tool per command of the catalog: its description and hints from the manifest, its input schema from
+ * the route's own schemas. Tool names clients would refuse, and clashes, reject `ready()`.
+ */
+export function catalogTools (catalog: Catalog, resolve: ResolveSchema): Tools {
+  const commands = catalog.manifest.commands
+  const { byTool, invalid, clashes } = toolNames(Object.keys(commands))
+  const fix = 'Set svc.name on the route to another name, or turn the mcp option off.'
+  if (invalid.length > 0) throw new FST_SVC_INVALID_NAME(`MCP tools: ${invalid.join('; ')}. ${fix}`)
+  if (clashes.length > 0) throw new FST_SVC_DUPLICATE_NAME(`MCP tools: ${clashes.join('; ')}. ${fix}`)
+  const tools: Tool[] = []
+  for (const [name, command] of byTool) {
+    const { description, hints } = commands[command]
+    const tool: Tool = { name, description, inputSchema: inputSchemaOf(catalog.command(command) as CatalogCommand, resolve) }
+    const annotations = annotationsOf(hints)
+    if (annotations !== undefined) tool.annotations = annotations
+    tools.push(tool)
+  }
+  return { tools, byTool }
+}
+
+/**
+ * The JSON Schema of a command's params, as its route validates them: each param's schema as written
+ * (enums, bounds, formats, descriptions, defaults), path params first and required, `required` as the
+ * route applies it (a param with a default may be left out), references into `$defs`.
+ */
+export function inputSchemaOf (command: CatalogCommand, resolve: ResolveSchema): Tool['inputSchema'] {
+  const bundle = new SchemaBundle(resolve)
+  const properties: Record<string, object> = Object.create(null)
+  const required: string[] = []
+  const { pathParams, optionalParam } = splitTemplate(command.url)
+  // A URL param no schema declares is a string, as the router hands it over.
+  const declared = new Set(command.paramSchemas.flatMap(({ schema }) => Object.keys(propertiesOf(schema) as Schema)))
+  for (const name of pathParams) {
+    if (declared.has(name)) continue
+    properties[name] = { type: 'string' }
+    if (name !== optionalParam) required.push(name)
+  }
+  let additionalProperties: unknown
+  for (const { schema, place } of command.paramSchemas) {
+    const resource = bundle.resource(schema, place)
+    const params = propertiesOf(schema) as Record<string, Schema>
+    const listed = Array.isArray(schema.required) ? schema.required as unknown[] : []
+    for (const name of Object.keys(params)) {
+      properties[name] = bundle.copy(params[name], resource) as object
+      const needed = place === 'path' ? name !== optionalParam : listed.includes(name) && params[name].default === undefined
+      if (needed) required.push(name)
+    }
+    // Params the command does not declare go to this place: its schema says whether they are welcome.
+    if (place === command.extraPlace && schema.additionalProperties !== undefined) additionalProperties = bundle.copy(schema.additionalProperties, resource)
+  }
+  const inputSchema: Tool['inputSchema'] = { $schema: FASTIFY_DIALECT, type: 'object', properties }
+  if (required.length > 0) inputSchema.required = required
+  if (additionalProperties !== undefined) inputSchema.additionalProperties = additionalProperties
+  if (Object.keys(bundle.defs).length > 0) inputSchema.$defs = bundle.defs
+  return inputSchema
+}

@@ -1,0 +1,94 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { ManifestHints } from '../manifest/types.js'
+import type { McpSdk } from './sdk.js'
+
+/** JSON-RPC's code for invalid params, which MCP uses for an unknown tool. */
+const INVALID_PARAMS = -32602
+
+/** What MCP clients accept as a tool name (Claude among them). */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+
+/** A command's tool name: its name with `.` replaced by `_` (`cart.add` → `cart_add`). */
+export function toolNameOf (command: string): string {
+  return command.replaceAll('.', '_')
+}
+
+/**
+ * Each tool name and the command it calls, or the problems found: every name that clients would refuse and
+ * every clash of two commands on one tool name, all of them at once.
+ */
+export function toolNames (commands: Iterable<string>): { byTool: Map<string, string>, invalid: string[], clashes: string[] } {
+  const byTool = new Map<string, string>()
+  const invalid: string[] = []
+  const clashes: string[] = []
+  for (const command of commands) {
+    const tool = toolNameOf(command)
+    const other = byTool.get(tool)
+    if (!TOOL_NAME.test(tool)) invalid.push(`command "${command}" gives the tool name "${tool}", which is not 1 to 64 letters, digits, "_" or "-"`)
+    else if (other !== undefined) clashes.push(`commands "${other}" and "${command}" are both the tool "${tool}"`)
+    else byTool.set(tool, command)
+  }
+  return { byTool, invalid, clashes }
+}
+
+/** MCP's behaviour hints from the command's: a command without side effects is read-only. */
+export function annotationsOf (hints: ManifestHints | undefined): Tool['annotations'] {
+  const annotations: NonNullable<Tool['annotations']> = {}
+  if (hints?.sideEffects !== undefined) annotations.readOnlyHint = !hints.sideEffects
+  if (hints?.idempotent !== undefined) annotations.idempotentHint = hints.idempotent
+  return Object.keys(annotations).length === 0 ? undefined : annotations
+}
+
+/** A command's outcome, as execute answers it (DESIGN §8). */
+export type CallOutcome =
+  | { ok: true, result: unknown, encoding?: 'base64', contentType?: string }
+  | { ok: false, error: { code: string, message: string, status?: number, cause?: string } }
+
+/**
+ * The tool result of a command's outcome: its result as JSON text, plus `structuredContent` when it is an
+ * object; images and audio as MCP's own content; a failure as `isError` with execute's error object.
+ */
+export function toolResultOf (outcome: CallOutcome): CallToolResult {
+  if (!outcome.ok) return { content: [{ type: 'text', text: JSON.stringify(outcome.error) }], isError: true }
+  const { result, encoding, contentType = '' } = outcome
+  if (encoding === 'base64') {
+    const data = result as string
+    if (contentType.startsWith('image/')) return { content: [{ type: 'image', data, mimeType: contentType }] }
+    if (contentType.startsWith('audio/')) return { content: [{ type: 'audio', data, mimeType: contentType }] }
+    return { content: [{ type: 'text', text: JSON.stringify({ encoding, contentType, result }) }] }
+  }
+  const text: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(result) }] }
+  if (result !== null && typeof result === 'object' && !Array.isArray(result)) text.structuredContent = result as Record<string, unknown>
+  return text
+}
+
+export interface ToolServerInfo {
+  name: string
+  version: string
+  instructions?: string
+}
+
+/** Calls a command with a tool's arguments. */
+export type CallCommand = (command: string, args: Record<string, unknown>) => Promise<CallToolResult>
+
+/**
+ * An MCP server that offers `tools` and answers each call with `call`. The SDK's low-level `Server`: its
+ * `McpServer` takes tool schemas as zod objects, and these are JSON Schemas already.
+ */
+export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool[], byTool: Map<string, string>, call: CallCommand): Server {
+  const server = new sdk.Server({ name: info.name, version: info.version }, {
+    capabilities: { tools: {} },
+    instructions: info.instructions,
+    jsonSchemaValidator: sdk.jsonSchemaValidator
+  })
+  server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools }))
+  server.setRequestHandler(sdk.CallToolRequestSchema, async (request) => {
+    const { name, arguments: args = {} } = request.params
+    const command = byTool.get(name)
+    // Thrown with a JSON-RPC code, the SDK answers it as that error, as the spec has it for an unknown tool.
+    if (command === undefined) throw Object.assign(new Error(`Unknown tool "${name}": tools/list names the tools.`), { code: INVALID_PARAMS })
+    return await call(command, args)
+  })
+  return server
+}
