@@ -171,7 +171,7 @@ function shareTypeSchema (fastify: FastifyInstance, name: string, schema: object
 export const svcManifest = fp(plugin, { fastify: '5.x', name: 'fastify-svc-manifest' })
 export default svcManifest
 
-export { checksumOf } from './manifest/canonical.js'
+export { checksumOf } from './client/checksum.js'
 export * from './errors.js'
 export type { SvcHints, SvcRouteOptions } from './collect/svc-option.js'
 export type {
