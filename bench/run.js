@@ -9,8 +9,8 @@ import { fixed, formatTable, median, runScript, thousands, verdict } from './sta
 
 const quick = process.argv.includes('--quick')
 const settings = quick
-  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3, sequences: 200, injections: 2000 }
-  : { rounds: 5, duration: 3, profileDuration: 2, startupPairs: 9, appPairs: 15, memoryRounds: 3, importRounds: 21, sequences: 1000, injections: 20000 }
+  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3, sequences: 200, injections: 2000, fanoutRounds: 5, latencySamples: 200, subscriberCycles: 1000 }
+  : { rounds: 5, duration: 3, profileDuration: 2, startupPairs: 9, appPairs: 15, memoryRounds: 3, importRounds: 21, sequences: 1000, injections: 20000, fanoutRounds: 30, latencySamples: 2000, subscriberCycles: 10000 }
 const THROUGHPUT_COMMANDS = [50, 1000]
 const STARTUP_COMMANDS = [1000, 10000]
 const APP_ROUTES = [20, 200]
@@ -21,6 +21,7 @@ const begun = Date.now()
 printMachine()
 await throughputBenchmark()
 await invocationBenchmark()
+await realtimeBenchmark()
 await startupBenchmark()
 await appStartBenchmark()
 await memoryBenchmark()
@@ -89,6 +90,47 @@ function perRequestRow (label, count, { manifest, baseline }) {
  * The plugin's own start-up work against @fastify/swagger's (DESIGN §11): fresh processes, plugin and swagger
  * alternating, each timing only the hooks its variant added, on Node 24's main-thread clock when available.
  */
+/** One emit to 1,000 SSE subscribers vs raw writes; emit → receive through Redis; heap per subscriber and over cycles (DESIGN §11). */
+async function realtimeBenchmark () {
+  const fanout = await runScript('realtime.js', ['fanout', settings.fanoutRounds])
+  const ratio = fanout.pluginRate / fanout.rawRate
+  console.log(`\n### Events: one frame to ${thousands(fanout.subscribers)} SSE subscribers (median of ${fanout.rounds} alternating rounds, ${fanout.frameBytes} B frame)\n`)
+  console.log(formatTable(['Path', 'Server ms per frame to all', 'Deliveries/s'], [
+    ['app.svc.emit() to the events stream', fixed(fanout.pluginMs, 2), thousands(fanout.pluginRate)],
+    ['res.write(frame) to raw responses', fixed(fanout.rawMs, 2), thousands(fanout.rawRate)]
+  ]))
+  goals.push([`emit to ${thousands(fanout.subscribers)} SSE subscribers: deliveries/s vs raw writes`, '≥ 0.8', fixed(ratio), verdict(ratio >= 0.8)])
+
+  if (!hasRedisServer()) {
+    console.log('\n### Events through Redis: not measured (redis-server is not installed)')
+    goals.push(['emit → receive across two instances through Redis, p99', '≤ 10 ms', 'not measured', 'MISSED'])
+  } else {
+    const redis = await runScript('realtime.js', ['redis', settings.latencySamples])
+    console.log(`\n### Events through Redis: emit on instance A → frame read on instance B (${thousands(redis.samples)} emits, one at a time)\n`)
+    console.log(formatTable(['p50', 'p99', 'max'], [[`${fixed(redis.p50, 2)} ms`, `${fixed(redis.p99, 2)} ms`, `${fixed(redis.max, 2)} ms`]]))
+    goals.push(['emit → receive across two instances through Redis, p99', '≤ 10 ms', `${fixed(redis.p99, 2)} ms`, verdict(redis.p99 <= 10)])
+  }
+
+  const memory = await runScript('realtime.js', ['memory', settings.subscriberCycles], ['--expose-gc'])
+  console.log('\n### Events: memory (heap after a full GC; clients in the same process)\n')
+  console.log(formatTable(['Measure', 'Value'], [
+    [`heap per idle subscriber of the events stream (${thousands(memory.subscribers)} open)`, `${thousands(memory.perSubscriber)} B`],
+    ['heap per raw response held open by a plain route', `${thousands(memory.perRawResponse)} B`],
+    ['what the plugin adds per subscriber', `${thousands(memory.pluginPerSubscriber)} B`],
+    [`heap growth over ${thousands(memory.cycles)} connect/disconnect cycles`, `${thousands(memory.growth)} B (${fixed(memory.growthPerCycle, 1)} B per cycle)`]
+  ]))
+  goals.push([`no heap growth over ${thousands(memory.cycles)} subscriber connect/disconnect cycles`, '≤ 64 B per cycle', `${fixed(memory.growthPerCycle, 1)} B`, verdict(memory.growthPerCycle <= 64)])
+}
+
+function hasRedisServer () {
+  try {
+    execFileSync('redis-server', ['--version'], { stdio: 'ignore' })
+    return true
+  } catch {
+    return false
+  }
+}
+
 async function startupBenchmark () {
   const node = node24()
   const samples = new Map(STARTUP_COMMANDS.map((count) => [count, { plugin: [], swagger: [], floor: [] }]))

@@ -58,3 +58,30 @@ export const FST_SVC_UNSEEN_ROUTES = createError('FST_SVC_UNSEEN_ROUTES', 'Route
 
 /** An optional peer dependency that a configured feature needs is not installed. */
 export const FST_SVC_MISSING_DEPENDENCY = createError('FST_SVC_MISSING_DEPENDENCY', 'Missing dependency: %s', 500)
+
+/** `app.svc.emit()` with an event name that is not declared. */
+export const FST_SVC_UNKNOWN_EVENT = createError('FST_SVC_UNKNOWN_EVENT', 'Unknown event: %s', 500)
+
+/** `app.svc.emit()` with a payload that does not satisfy the event's data schema, or that is not JSON. */
+export const FST_SVC_INVALID_EVENT_DATA = createError('FST_SVC_INVALID_EVENT_DATA', 'Invalid event data: %s', 500)
+
+/** `app.svc.publish()` with a channel name that is not declared, or a key that is not a non-empty string. */
+export const FST_SVC_UNKNOWN_CHANNEL = createError('FST_SVC_UNKNOWN_CHANNEL', 'Unknown channel: %s', 500)
+
+/** A subscription asks for an event that is not declared (400 on the events stream). */
+export const FST_SVC_INVALID_SUBSCRIPTION = createError('FST_SVC_INVALID_SUBSCRIPTION', '%s', 400)
+
+/** A watch names a channel that is not declared (404 on the channel stream). */
+export const FST_SVC_CHANNEL_NOT_FOUND = createError('FST_SVC_CHANNEL_NOT_FOUND', '%s', 404)
+
+/** The subscriber may not watch this channel key (403 on the channel stream). */
+export const FST_SVC_FORBIDDEN = createError('FST_SVC_FORBIDDEN', '%s', 403)
+
+/** The realtime broker (Redis) cannot be reached: at `ready()`, or when a channel stream opens (503). */
+export const FST_SVC_BROKER_UNAVAILABLE = createError('FST_SVC_BROKER_UNAVAILABLE', 'Realtime broker unavailable: %s', 503)
+
+/** `app.svc.publish()` with a key that is not a non-empty string of well-formed Unicode, or a state that is not JSON. */
+export const FST_SVC_INVALID_PUBLISH = createError('FST_SVC_INVALID_PUBLISH', 'Invalid publish: %s', 500)
+
+/** `app.svc.emit()` or `publish()` after `app.close()`; a stream asked for while the app closes (503). */
+export const FST_SVC_CLOSED = createError('FST_SVC_CLOSED', 'The app is closing: %s', 503)

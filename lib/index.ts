@@ -13,10 +13,14 @@ import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
 import { Dispatcher } from './http/dispatch.js'
 import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
+import { registerChannelsRoute } from './http/channels.js'
+import { registerEventsRoute, type StreamRouteDependencies } from './http/events.js'
 import { manifestHandler, prepareResponse, withoutCookies, type PreparedResponse } from './http/manifest.js'
 import { McpEndpoint } from './http/mcp.js'
 import type { Manifest } from './manifest/types.js'
-import { readOptions, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
+import { readOptions, type Config, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
+import { subjectReader } from './realtime/addressing.js'
+import type { EmitOptions, Realtime } from './realtime/realtime.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -45,6 +49,19 @@ export interface SvcRegistry {
   readonly manifest: Readonly<Manifest>
   /** The manifest's checksum (also its ETag). Throws before `ready()`. */
   readonly checksum: string
+  /**
+   * Sends a declared event to its subscribers on every instance; with `to`, only to the subscribers whose
+   * subject is `to`. After `ready()`. Throws a coded error for an undeclared event or a payload that does
+   * not satisfy its data schema, and then delivers nothing. Delivery is asynchronous; a broker failure is
+   * logged, never thrown.
+   */
+  emit (event: string, data?: unknown, options?: EmitOptions): void
+  /**
+   * Replaces the state of one key of a channel (layout 0.5.0) and sends it to its watchers; resolves to
+   * the new version (1 after the first publish). After `ready()`. Mistakes in the call are thrown at once;
+   * the promise rejects only when the broker fails.
+   */
+  publish (channel: string, key: string, state: unknown): Promise<number>
 }
 
 /** How many unseen routes an error or warning message names; the log entry carries them all. */
@@ -60,10 +77,17 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   let catalog: Catalog | undefined
   let prepared: PreparedResponse | undefined
 
+  /** Loaded and started by ready(): the realtime code costs an app's start, not the plugin's import. */
+  let realtime: Realtime | undefined
+  const started = (call: string): Realtime => {
+    if (realtime === undefined) throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
+    return realtime
+  }
+
   const recordRoute = unseenRoutes.onRoute
   if (recordRoute !== undefined) fastify.addHook('onRoute', recordRoute)
   fastify.addHook('onRoute', collector.onRoute)
-  fastify.decorate('svc', svcRegistry(declarations, () => catalog))
+  fastify.decorate('svc', svcRegistry(declarations, () => catalog, started))
   fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
   // HEAD is a route of its own, also when the app turned automatic HEAD routes off.
   const manifestRoute = { ...config.routeLog, exposeHeadRoute: false, onSend: withoutCookies }
@@ -74,6 +98,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const links = new EndpointLinks()
   const dispatcher = new Dispatcher(fastify, () => catalog)
   registerInvokeRoutes(fastify, config, dispatcher, links)
+  registerStreams(fastify, config, declarations, auth, () => realtime, links)
   const mcp = await McpEndpoint.register(fastify, config, dispatcher, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
@@ -86,6 +111,18 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     mcp?.prepare(catalog, (id) => fastify.getSchema(id) as Schema | undefined)
     declarations.close()
     collector.release()
+    const { Realtime } = await import('./realtime/realtime.js')
+    const starting = new Realtime({
+      settings: config.realtime,
+      serviceName: config.name,
+      authConfigured: config.auth !== undefined,
+      events: declarations.events,
+      channels: declarations.channels,
+      log: fastify.log
+    })
+    await starting.start(schemasForPayloads(fastify, declarations))
+    // Usable once started: until then emit() and publish() say the app is not ready.
+    realtime = starting
   })
 }
 
@@ -100,7 +137,36 @@ function reportUnseenRoutes (fastify: FastifyInstance, routes: string[], mode: '
   fastify.log.warn({ unseenRoutes: routes }, message)
 }
 
-function svcRegistry (declarations: Declarations, current: () => Catalog | undefined): SvcRegistry {
+/** The event and channel streams (§9), and their part in closing the app. */
+function registerStreams (fastify: FastifyInstance, config: Config, declarations: Declarations, auth: BearerAuth, realtime: () => Realtime | undefined, links: EndpointLinks): void {
+  const deps: StreamRouteDependencies = {
+    basePath: config.basePath,
+    realtime: realtime as () => Realtime,
+    authenticate: config.auth === undefined ? undefined : auth.onRequest,
+    credentialOf: (request) => request[CREDENTIAL_PROPERTY],
+    subjectOf: subjectReader(config.auth?.subject),
+    routeLog: config.routeLog
+  }
+  registerEventsRoute(fastify, declarations.events, deps)
+  links.add(`${config.basePath}/events`, 'svc-events')
+  if (config.layout === '0.5.0') registerChannelsRoute(fastify, declarations.channels, deps)
+  // Streams end before the server closes (it waits for open responses), the broker after it.
+  fastify.addHook('preClose', function endSvcStreams (done) {
+    realtime()?.endStreams()
+    done()
+  })
+  fastify.addHook('onClose', async function closeSvcBroker () {
+    await realtime()?.close()
+  })
+}
+
+/** What an event's data schema may `$ref`: the app's shared schemas, and registered types under their own `$id`. */
+function schemasForPayloads (fastify: FastifyInstance, declarations: Declarations): object[] {
+  const withOwnId = [...declarations.types.values()].filter((schema) => typeof (schema as { $id?: unknown }).$id === 'string')
+  return [...Object.values(fastify.getSchemas()) as object[], ...withOwnId]
+}
+
+function svcRegistry (declarations: Declarations, current: () => Catalog | undefined, realtime: (call: string) => Realtime): SvcRegistry {
   const ready = (): Catalog => {
     const catalog = current()
     if (catalog === undefined) throw new FST_SVC_NOT_READY('app.svc.manifest and app.svc.checksum are available after `await app.ready()`.')
@@ -111,7 +177,9 @@ function svcRegistry (declarations: Declarations, current: () => Catalog | undef
     event: (name, options) => declarations.addEvent(name, options),
     channel: (name, options) => declarations.addChannel(name, options),
     get manifest () { return ready().manifest },
-    get checksum () { return ready().checksum }
+    get checksum () { return ready().checksum },
+    emit: (event, data, options) => realtime('app.svc.emit()').emit(event, data, options),
+    publish: (channel, key, state) => realtime('app.svc.publish()').publish(channel, key, state)
   }
 }
 
@@ -127,11 +195,14 @@ function shareTypeSchema (fastify: FastifyInstance, name: string, schema: object
 export const svcManifest = fp(plugin, { fastify: '5.x', name: 'fastify-svc-manifest' })
 export default svcManifest
 
-export { checksumOf } from './manifest/canonical.js'
+export { checksumOf } from './client/checksum.js'
 export * from './errors.js'
 export type { SvcHints, SvcRouteOptions } from './collect/svc-option.js'
 export type {
   Manifest, ManifestAuth, ManifestChannel, ManifestCommand, ManifestEvent, ManifestHints, ManifestParam, ManifestType,
   ManifestTypeRef, ManifestV05, ManifestV1, SvcLayout
 } from './manifest/types.js'
-export type { JsonSchema, SvcAuthOptions, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcVerify } from './options.js'
+export type {
+  JsonSchema, SvcAuthOptions, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcRealtimeOptions, SvcVerify
+} from './options.js'
+export type { EmitOptions } from './realtime/realtime.js'

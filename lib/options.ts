@@ -17,6 +17,11 @@ export interface SvcAuthOptions {
   description: string
   /** Verifies a token. Without it, `request.jwtVerify()` of `@fastify/jwt` is used when registered. */
   verify?: SvcVerify
+  /**
+   * The subject of a credential, matched against `emit(…, { to })` and channel keys. Default:
+   * `credential.sub` when it is a string. A result that is not a non-empty string means no subject.
+   */
+  subject?: (credential: any) => unknown
 }
 
 export interface SvcEventOptions {
@@ -27,6 +32,26 @@ export interface SvcEventOptions {
 
 export interface SvcChannelOptions {
   description: string
+  /**
+   * Who may watch a key of this channel. Default: with `auth`, the subscriber whose subject equals the
+   * key; without `auth`, everyone.
+   */
+  authorize?: SvcChannelAuthorize
+}
+
+/**
+ * Decides who may watch a key of a channel: resolve `true` to let the subscriber in; anything else
+ * answers 403. `credential` is what `auth.verify` returned (`null` without `auth`).
+ */
+export type SvcChannelAuthorize = (credential: any, key: string, request: FastifyRequest) => boolean | Promise<boolean>
+
+export interface SvcRealtimeOptions {
+  /** `redis://…` or `rediss://…`: events and channel states fan out across instances through Redis. Needs `mqemitter-redis`. */
+  redis?: string
+  /** Seconds between heartbeat comments on every stream. Default 15. */
+  heartbeat?: number
+  /** Bytes a subscriber may leave unread before it is disconnected. Default 1 MiB. */
+  maxBufferBytes?: number
 }
 
 export interface SvcManifestOptions {
@@ -59,6 +84,8 @@ export interface SvcManifestOptions {
   basePath?: string
   /** `false` turns execute and pipeline off; `{ maxSteps }` limits a pipeline (default 16). Default `true`. */
   invoke?: boolean | { maxSteps?: number }
+  /** Event and channel streams (§9). */
+  realtime?: SvcRealtimeOptions
   /** `true` or `{ path }` serves every command as an MCP tool over Streamable HTTP (default path `'/mcp'`). Default `false`. */
   mcp?: boolean | { path?: string }
 }
@@ -70,6 +97,19 @@ const DEFAULT_UNSEEN_ROUTES: UnseenRoutesMode = 'warn'
 export const DEFAULT_BASE_PATH = '/svc'
 /** The most steps one pipeline request may have. */
 export const DEFAULT_MAX_STEPS = 16
+/** Seconds between heartbeat comments on every stream. */
+export const DEFAULT_HEARTBEAT = 15
+/** Bytes a stream subscriber may leave unread before it is disconnected: 1 MiB. */
+export const DEFAULT_MAX_BUFFER_BYTES = 1024 * 1024
+/** The longest heartbeat interval a timer can hold, in seconds. */
+const MAX_HEARTBEAT = Math.floor((2 ** 31 - 1) / 1000)
+
+export interface RealtimeConfig {
+  /** Redis URL (`redis://` or `rediss://`) for fan-out across instances. */
+  redis?: string
+  heartbeat: number
+  maxBufferBytes: number
+}
 /** Where the MCP endpoint is served when `mcp` is `true`. */
 export const DEFAULT_MCP_PATH = '/mcp'
 
@@ -89,6 +129,7 @@ export interface Config {
   basePath: string
   /** `false` when execute and pipeline are off. */
   invoke: false | { maxSteps: number }
+  realtime: RealtimeConfig
   /** `false` when the MCP endpoint is off. */
   mcp: false | { path: string }
   /** Fastify's `logLevel` and `logSerializers` register options, applied to the manifest route. */
@@ -99,7 +140,7 @@ export interface Config {
   channels: Record<string, unknown>
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'mcp']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'realtime', 'mcp']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -127,6 +168,7 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     unseenRoutes: readUnseenRoutes(options.unseenRoutes),
     basePath: readBasePath(options.basePath),
     invoke: readInvoke(options.invoke),
+    realtime: readRealtime(options.realtime),
     mcp: readMcp(options.mcp),
     routeLog: readRouteLog(options as Record<string, unknown>),
     types: readDeclarations(options.types, 'types'),
@@ -261,11 +303,35 @@ function readAuth (value: unknown): SvcAuthOptions {
   if (value.type !== 'bearer') fail('auth.type', '"bearer" (the only scheme supported)', value.type)
   if (typeof value.description !== 'string' || value.description.trim() === '') fail('auth.description', 'a non-empty string', value.description)
   if (value.verify !== undefined && typeof value.verify !== 'function') fail('auth.verify', 'a function (token, request) => credential', value.verify)
+  if (value.subject !== undefined && typeof value.subject !== 'function') fail('auth.subject', 'a function (credential) => subject string', value.subject)
   for (const key of Object.keys(value)) {
-    if (!['type', 'description', 'verify'].includes(key)) fail(`auth.${key}`, 'absent (auth takes type, description and verify)', value[key])
+    if (!['type', 'description', 'verify', 'subject'].includes(key)) fail(`auth.${key}`, 'absent (auth takes type, description, verify and subject)', value[key])
   }
   // A copy: what was checked is what is used, whatever happens to the caller's object afterwards.
   const auth: SvcAuthOptions = { type: 'bearer', description: value.description }
   if (value.verify !== undefined) auth.verify = value.verify as SvcVerify
+  if (value.subject !== undefined) auth.subject = value.subject as SvcAuthOptions['subject']
   return auth
+}
+
+function readRealtime (value: unknown): RealtimeConfig {
+  if (value === undefined) return { heartbeat: DEFAULT_HEARTBEAT, maxBufferBytes: DEFAULT_MAX_BUFFER_BYTES }
+  if (!isPlainObject(value)) fail('realtime', 'an object { redis?, heartbeat?, maxBufferBytes? }', value)
+  for (const key of Object.keys(value)) {
+    if (!['redis', 'heartbeat', 'maxBufferBytes'].includes(key)) fail(`realtime.${key}`, 'absent (realtime takes redis, heartbeat and maxBufferBytes)', value[key])
+  }
+  const { redis, heartbeat = DEFAULT_HEARTBEAT, maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES } = value
+  if (typeof heartbeat !== 'number' || !(heartbeat > 0 && heartbeat <= MAX_HEARTBEAT)) {
+    fail('realtime.heartbeat', `a number of seconds above 0 and at most ${MAX_HEARTBEAT}`, heartbeat)
+  }
+  if (!Number.isSafeInteger(maxBufferBytes) || (maxBufferBytes as number) < 1) fail('realtime.maxBufferBytes', 'a whole number of bytes, 1 or more', maxBufferBytes)
+  const config: RealtimeConfig = { heartbeat, maxBufferBytes: maxBufferBytes as number }
+  if (redis !== undefined) config.redis = readRedisUrl(redis)
+  return config
+}
+
+function readRedisUrl (value: unknown): string {
+  const expected = 'a Redis URL such as "redis://127.0.0.1:6379" (redis: or rediss:)'
+  if (typeof value !== 'string' || !URL.canParse(value) || !/^rediss?:$/.test(new URL(value).protocol)) fail('realtime.redis', expected, value)
+  return value
 }

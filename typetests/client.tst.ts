@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'tstyche'
 import {
   checksumOf, CommandError, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
-  type Change, type Manifest, type ManifestClient, type ManifestDiff, type ManifestResult, type PipelineResult, type VerifyResult
+  type ChannelState, type Change, type Manifest, type ManifestClient, type ManifestDiff, type ManifestResult, type PipelineResult,
+  type SvcEvent, type VerifyResult
 } from '../lib/client/index.js'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type ManifestV1 } from '../lib/schema.js'
 
@@ -47,6 +48,21 @@ describe('fastify-svc-manifest/client', () => {
     expect(new ManifestClientError('SVC_CLIENT_NETWORK', 'down').code).type.toBe<ManifestClientError['code']>()
     expect(ManifestClientError).type.not.toBeConstructableWith('NOT_A_CODE', 'x')
     expect<'SVC_CLIENT_TIMEOUT' | 'SVC_CLIENT_ABORTED' | 'SVC_CLIENT_REDIRECT' | 'SVC_CLIENT_BODY_TOO_LARGE'>().type.toBeAssignableTo<ManifestClientError['code']>()
+  })
+})
+
+describe('event and channel streams', () => {
+  const client = createManifestClient({ url: 'https://shop.example' })
+  test('subscribe and watch take options and a handler, and resolve when aborted', () => {
+    expect(client.subscribe({ events: ['cart.updated'], token: 't', signal: new AbortController().signal }, (event) => {
+      expect(event).type.toBe<SvcEvent>()
+    })).type.toBe<Promise<void>>()
+    expect(client.watch('cart', 'user-1', { reconnect: { initialDelay: 100 }, idleTimeout: 1000 }, async (state) => {
+      expect(state).type.toBe<ChannelState>()
+    })).type.toBe<Promise<void>>()
+    expect(client.subscribe).type.not.toBeCallableWith({ events: 'cart.updated' }, () => {})
+    expect<SvcEvent['data']>().type.toBe<unknown>()
+    expect<ChannelState['version']>().type.toBe<number>()
   })
 })
 

@@ -26,6 +26,17 @@ describe('registering the plugin', () => {
     })
   })
 
+  test('realtime, auth.subject and channel authorize', () => {
+    expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, realtime: { redis: 'redis://127.0.0.1:6379', heartbeat: 15, maxBufferBytes: 1024 } })
+    expect<SvcManifestOptions>().type.not.toBeAssignableWith({ ...options, realtime: { heartbeat: '15' } })
+    expect<SvcManifestOptions>().type.toBeAssignableWith({
+      ...options,
+      auth: { type: 'bearer' as const, description: 'JWT', subject: (credential: { user: { id: string } }) => credential.user.id },
+      svc: '0.5.0' as const,
+      channels: { cart: { description: 'Cart', authorize: async (credential: { sub: string }, key: string) => credential.sub === key } }
+    })
+  })
+
   test('mcp is a boolean or { path }', () => {
     expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, mcp: true })
     expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, mcp: { path: '/agents/mcp' } })
@@ -86,5 +97,15 @@ describe('the app.svc decorator and the request', () => {
   test('checksumOf takes the commands map', () => {
     expect(checksumOf).type.toBeCallableWith({ search: { description: 'Search' } })
     expect(checksumOf({})).type.toBe<string>()
+  })
+})
+
+describe('events and channels', () => {
+  test('emit takes a declared name, a payload and an optional subject; publish resolves to the version', () => {
+    expect(app.svc.emit).type.toBeCallableWith('cart.updated', { items: [] })
+    expect(app.svc.emit).type.toBeCallableWith('cart.updated', { items: [] }, { to: 'user-1' })
+    expect(app.svc.emit).type.not.toBeCallableWith('cart.updated', {}, { to: 1 })
+    expect(app.svc.emit('news')).type.toBe<void>()
+    expect(app.svc.publish('cart', 'user-1', { items: [] })).type.toBe<Promise<number>>()
   })
 })

@@ -29,9 +29,10 @@ const CATALOGUE = [
  * Builds the shop without listening. `baseUrl` is the address it will be reached at (server.js passes the
  * one it listens on). `layout` is the manifest layout: '1.0' (default) or '0.5.0',
  * which adds `about` and the `cart` channel. `mcp: true` also serves every command as an MCP tool at
- * /mcp (it needs the package @modelcontextprotocol/sdk).
+ * /mcp (it needs the package @modelcontextprotocol/sdk). `redis` (a redis:// URL) shares events and
+ * channel states with every other instance that uses the same Redis.
  */
-export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false } = {}) {
+export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, redis } = {}) {
   const app = Fastify()
   await app.register(svcManifest, {
     svc: layout,
@@ -48,10 +49,11 @@ export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3
     ...(layout === '0.5.0' && {
       about: 'A tea shop. Search the catalogue without a token; the cart needs "Authorization: Bearer demo-token".',
       channels: { cart: { description: 'Real-time cart state' } }
-    })
+    }),
+    ...(redis !== undefined && { realtime: { redis } })
   })
   registerCatalogue(app)
-  registerCart(app)
+  registerCart(app, layout)
   return app
 }
 
@@ -81,13 +83,26 @@ function registerCatalogue (app) {
   })
 }
 
-function registerCart (app) {
+function registerCart (app, layout) {
   /** Quantities by SKU, one cart per caller (the `sub` of the verified token). */
   const carts = new Map()
   const cartOf = (request) => {
     const { sub } = request.svcCredential
     if (!carts.has(sub)) carts.set(sub, new Map())
     return carts.get(sub)
+  }
+  /**
+   * Tells the cart's owner, and only them, that it changed: the `cart.updated` event, and in layout 0.5.0
+   * the `cart` channel's state under their subject. The change itself is done: a broker failure is logged.
+   */
+  const changed = (request, cart) => {
+    const { sub } = request.svcCredential
+    const view = cartView(cart)
+    app.svc.emit('cart.updated', { items: view.items.map((line) => line.sku) }, { to: sub })
+    if (layout === '0.5.0') {
+      app.svc.publish('cart', sub, view).catch((error) => request.log.error({ err: error }, 'the cart state was not published'))
+    }
+    return view
   }
 
   app.get('/cart', {
@@ -114,7 +129,7 @@ function registerCart (app) {
     }
     const cart = cartOf(request)
     cart.set(sku, (cart.get(sku) ?? 0) + quantity)
-    return cartView(cart)
+    return changed(request, cart)
   })
 
   // Params derived from the route's own schema: a path param, always required.
@@ -131,7 +146,7 @@ function registerCart (app) {
   }, async (request) => {
     const cart = cartOf(request)
     cart.delete(request.params.sku)
-    return cartView(cart)
+    return changed(request, cart)
   })
 }
 

@@ -7,6 +7,7 @@ import { escapeControls } from './escape.js'
 import { DEFAULT_GENERATE_TIMEOUT_MS, generateManifest } from './generate.js'
 import { DEFAULT_DOWNLOAD_TIMEOUT_MS, isUrl, loadVerified } from './load.js'
 import { mcpCommand } from './mcp.js'
+import { eventsCommand, watchCommand } from './streams.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print, printError, processOutput, writingTo, type CliOutput } from './output.js'
 import { formatDiff } from './report.js'
 import { COMMAND_NAMES, helpOf } from './usage.js'
@@ -19,7 +20,7 @@ interface Command {
   /** More positionals may follow the named ones. */
   variadic?: boolean
   options: Options
-  run (positionals: string[], values: Record<string, unknown>): Promise<number>
+  run (positionals: string[], values: Record<string, unknown>, signal?: AbortSignal): Promise<number>
 }
 
 const common: Options = { help: { type: 'boolean', short: 'h' }, timeout: { type: 'string' } }
@@ -30,17 +31,20 @@ const COMMANDS: Record<string, Command> = {
   diff: { positionals: ['before', 'after'], options: { ...common, json: { type: 'boolean' } }, run: diffCommand },
   generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand },
   call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' } }, run: call },
-  mcp: { positionals: ['url'], options: { ...common, token: { type: 'string' } }, run: mcp }
+  mcp: { positionals: ['url'], options: { ...common, token: { type: 'string' } }, run: mcp },
+  events: { positionals: ['url'], options: { ...common, events: { type: 'string' }, token: { type: 'string' } }, run: events },
+  watch: { positionals: ['url', 'channel', 'key'], options: { ...common, token: { type: 'string' } }, run: watch }
 }
 
 /**
  * Runs `svc-manifest` with the arguments after the program name; resolves to the exit code. Output goes to
- * the process's streams, or to `output` when another program runs the CLI in-process.
+ * the process's streams, or to `output` when another program runs the CLI in-process. `signal` ends the
+ * streaming commands (`events`, `watch`); without it they end on SIGINT or SIGTERM.
  */
-export async function main (args: string[], output: CliOutput = processOutput): Promise<number> {
+export async function main (args: string[], output: CliOutput = processOutput, signal?: AbortSignal): Promise<number> {
   return await writingTo(output, async () => {
     try {
-      return await dispatch(args)
+      return await dispatch(args, signal)
     } catch (error) {
       const failure = error instanceof CliError ? error : new CliError(`unexpected error: ${(error as Error).message}`)
       printError(`svc-manifest: ${oneLine(failure.message)}`)
@@ -51,7 +55,7 @@ export async function main (args: string[], output: CliOutput = processOutput): 
   })
 }
 
-async function dispatch (args: string[]): Promise<number> {
+async function dispatch (args: string[], signal: AbortSignal | undefined): Promise<number> {
   const [name, ...rest] = args
   if (name === '--help' || name === '-h' || name === 'help') {
     print(helpOf(rest[0]))
@@ -69,7 +73,7 @@ async function dispatch (args: string[]): Promise<number> {
   if (command.variadic === true ? positionals.length < command.positionals.length : positionals.length !== command.positionals.length) {
     throw usageError(`${name} takes ${command.positionals.map((p) => `<${p}>`).join(' ')}${command.variadic === true ? ' …' : ''}`, name)
   }
-  return await command.run(positionals, values)
+  return await command.run(positionals, values, signal)
 }
 
 function parse (name: string, command: Command, args: string[]): { values: Record<string, unknown>, positionals: string[] } {
@@ -129,6 +133,14 @@ async function call (positionals: string[], values: Record<string, unknown>): Pr
 
 async function mcp (positionals: string[], values: Record<string, unknown>): Promise<number> {
   return await mcpCommand(positionals, values, timeoutOf('mcp', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
+}
+
+async function events (positionals: string[], values: Record<string, unknown>, signal?: AbortSignal): Promise<number> {
+  return await eventsCommand(positionals, values, timeoutOf('events', values, DEFAULT_DOWNLOAD_TIMEOUT_MS), signal)
+}
+
+async function watch (positionals: string[], values: Record<string, unknown>, signal?: AbortSignal): Promise<number> {
+  return await watchCommand(positionals, values, timeoutOf('watch', values, DEFAULT_DOWNLOAD_TIMEOUT_MS), signal)
 }
 
 async function generateCommand ([modulePath]: string[], values: Record<string, unknown>): Promise<number> {

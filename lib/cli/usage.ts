@@ -8,13 +8,16 @@ Commands:
   call <url> <command> [name=value ...] [--params JSON] [--token T]
                                  Call a command through the service's execute endpoint
   mcp <url> [--token T]          Serve the service's commands as MCP tools on stdio
+  events <url>                   Print the service's events as they happen, one JSON line each
+  watch <url> <channel> <key>    Print the states of one channel key as they change, one JSON line each
 
 Options of every command:
   --timeout <seconds>            How long to wait: 10 per request, 30 for generate
 
 Run svc-manifest <command> --help for the options of a command.
 
-Exit codes: 0 ok, 1 invalid manifest, breaking changes or a failed command, 2 usage, network or file error.`
+Exit codes: 0 ok, 1 invalid manifest, breaking changes, a failed command or a refused stream, 2 usage,
+network or file error.`
 
 const TIMEOUT = '  --timeout <seconds>   Give up on a download after this long (default 10)'
 
@@ -93,7 +96,32 @@ Options:
   --timeout <seconds>   Give up on each request (manifest, then each call) after this long (default 10)
 
 Exit codes: 0 input ended, 1 some commands cannot be tools (names too long or clashing), 2 usage,
-network or manifest error, or the MCP SDK is not installed.`
+network or manifest error, or the MCP SDK is not installed.`,
+
+  events: `Usage: svc-manifest events <url> [--events a,b] [--token T] [--timeout seconds]
+
+Subscribes to the events of the service whose manifest is at <url> (or the service's origin: then
+/.well-known/svc.json) and prints each event as one JSON line, {"id","event","data"}, until interrupted
+(Ctrl-C). A lost connection is reopened with backoff.
+
+Options:
+  --events <a,b>   Only these events (default: all)
+  --token <T>      Bearer token, for a service with auth
+  --timeout <s>    Give up on the first connection (and the manifest) after this long (default 10)
+
+Exit codes: 0 interrupted, 1 invalid manifest or the service refused the stream, 2 usage or network error.`,
+
+  watch: `Usage: svc-manifest watch <url> <channel> <key> [--token T] [--timeout seconds]
+
+Watches one key of a channel (layout 0.5.0) of the service whose manifest is at <url> (or the service's
+origin): prints its latest state, then each new one, as one JSON line, {"version","state"}, until
+interrupted (Ctrl-C).
+
+Options:
+  --token <T>      Bearer token, for a service with auth
+  --timeout <s>    Give up on the first connection (and the manifest) after this long (default 10)
+
+Exit codes: 0 interrupted, 1 invalid manifest or the service refused the stream, 2 usage or network error.`
 }
 
 /** The help of a command, or the general help. */

@@ -4,7 +4,8 @@ import type { ManifestDiff } from './changes.js'
 import { diffManifests } from './diff.js'
 import { ManifestClientError } from './errors.js'
 import { exchange, readLimits, type HttpResponse } from './http.js'
-import { createInvoker, type Invoker } from './invoke.js'
+import { createInvoker, endpointOf, type Invoker } from './invoke.js'
+import { consumeStream, type ChannelState, type StreamOptions, type SubscribeOptions, type SvcEvent } from './streams.js'
 import { checksumErrors, schemaErrors } from './verify.js'
 
 export interface ManifestClientOptions {
@@ -54,6 +55,14 @@ export interface ManifestClient extends Invoker {
   readonly manifest: Manifest | undefined
   /** The current manifest: from memory while fresh, else from the server. Rejects with a `ManifestClientError`. */
   get (options?: GetOptions): Promise<ManifestResult>
+  /**
+   * Subscribes to the service's events (all, or `options.events`) and calls `onEvent` for each, reconnecting
+   * with backoff when the connection is lost. Resolves when `options.signal` aborts; rejects with a
+   * `ManifestClientError` when the first connection fails or the service refuses the subscription.
+   */
+  subscribe (options: SubscribeOptions, onEvent: (event: SvcEvent) => void | Promise<void>): Promise<void>
+  /** Watches one key of a channel: `onState` gets its latest state first, then every newer one. As `subscribe`. */
+  watch (channel: string, key: string, options: StreamOptions, onState: (state: ChannelState) => void | Promise<void>): Promise<void>
 }
 
 interface Cached {
@@ -99,12 +108,32 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
       return link
     }
   })
+  /** The events endpoint named by the manifest's `Link` header, on the manifest's origin (else `/svc/events`). */
+  async function eventsEndpoint (signal: AbortSignal | undefined): Promise<URL> {
+    if (cached === undefined) await get({ signal })
+    return new URL(endpointOf(url, link, 'events'))
+  }
+
+  async function subscribe (options: SubscribeOptions, onEvent: (event: SvcEvent) => void | Promise<void>): Promise<void> {
+    const target = await eventsEndpoint(options.signal)
+    if (options.events !== undefined) target.searchParams.set('events', options.events.join(','))
+    await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onEvent({ id: frame.id as string, event: frame.event as string, data: frame.data }))
+  }
+
+  async function watch (channel: string, key: string, options: StreamOptions, onState: (state: ChannelState) => void | Promise<void>): Promise<void> {
+    // Channels sit beside the events endpoint: {basePath}/channels/{channel}/{key}.
+    const target = new URL(`channels/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`, await eventsEndpoint(options.signal))
+    await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onState(frame.data as ChannelState))
+  }
+
   return {
     url,
     get manifest () { return cached?.manifest },
     get,
     execute: invoker.execute,
-    pipeline: invoker.pipeline
+    pipeline: invoker.pipeline,
+    subscribe,
+    watch
   }
 }
 

@@ -1,11 +1,12 @@
 /**
  * `fastify-svc-manifest/client`: read, verify and compare service manifests from any Node program.
- * Uses Node's own `fetch`; no HTTP library.
+ * Uses Node's own `fetch` (no HTTP library), and `eventsource-parser` for event and channel streams.
  */
 export { createManifestClient } from './client.js'
 export type { GetOptions, ManifestClient, ManifestClientOptions, ManifestResult, ManifestStatus } from './client.js'
 export { CommandError } from './invoke.js'
 export type { CommandErrorBody, InvokeOptions, PipelineOptions, PipelineResult, PipelineStep, PipelineStepResult } from './invoke.js'
+export type { ChannelState, StreamOptions, SubscribeOptions, SvcEvent } from './streams.js'
 export { diffManifests } from './diff.js'
 export type { Change, ChangeKind, ManifestDiff } from './changes.js'
 export { ManifestClientError } from './errors.js'

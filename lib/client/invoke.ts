@@ -72,7 +72,7 @@ interface InvokerSetup {
   link: () => Promise<string | undefined>
 }
 
-const RELATIONS = { execute: 'svc-execute', pipeline: 'svc-pipeline' } as const
+const RELATIONS = { execute: 'svc-execute', pipeline: 'svc-pipeline', events: 'svc-events' } as const
 type Endpoint = keyof typeof RELATIONS
 
 /** `client.execute` and `client.pipeline`: POST to the endpoints the manifest's `Link` header names. */

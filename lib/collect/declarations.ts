@@ -5,12 +5,12 @@ import {
 } from '../errors.js'
 import { isObjectSchema, type Schema, type TypeNames } from '../build/type-map.js'
 import type { SvcLayout } from '../manifest/types.js'
-import { isPlainObject, type Config, type JsonSchema, type SvcChannelOptions, type SvcEventOptions } from '../options.js'
+import { isPlainObject, type Config, type JsonSchema, type SvcChannelAuthorize, type SvcChannelOptions, type SvcEventOptions } from '../options.js'
 import { assertDescription, assertName } from './checks.js'
 import { inspectSchema } from './schema-check.js'
 
 export interface EventEntry { description: string, data?: Schema }
-export interface ChannelEntry { description: string }
+export interface ChannelEntry { description: string, authorize?: SvcChannelAuthorize }
 
 /**
  * Names a type cannot have: the manifest's own type names (and `integer`, which maps to one), and the
@@ -118,8 +118,13 @@ export class Declarations implements TypeNames {
     assertName('channel', name, 'channels')
     if (!isPlainObject(options)) throw new FST_SVC_INVALID_OPTION(`channel "${name}" must be an object { description }.`)
     assertDescription(options.description, `channel "${name}"`)
+    if (options.authorize !== undefined && typeof options.authorize !== 'function') {
+      throw new FST_SVC_INVALID_OPTION(`channel "${name}": "authorize" must be a function (credential, key, request) => boolean.`)
+    }
     this.assertNew(this.channels, 'channel', name)
-    this.channels.set(name, { description: options.description })
+    const entry: ChannelEntry = { description: options.description }
+    if (options.authorize !== undefined) entry.authorize = options.authorize
+    this.channels.set(name, entry)
   }
 
   /** Called once the manifest is built: from now on nothing can be declared. */

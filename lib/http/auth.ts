@@ -33,6 +33,11 @@ export class BearerAuth {
     this.hook = svcBearerAuth
   }
 
+  /** The `onRequest` hook itself, for the plugin's own routes that need a credential (event and channel streams). */
+  get onRequest (): onRequestAsyncHookHandler {
+    return this.hook
+  }
+
   /** Listener for every route of a command: protects it when the command requires auth. */
   attach (routeOptions: RouteOptions, command: CommandSource): void {
     if (command.auth !== 'required') return

@@ -11,8 +11,8 @@ export class EndpointLinks {
     this.entries.push(`<${path}>; rel="${rel}"`)
   }
 
-  /** The header value, or undefined when no endpoint is on. */
-  header (): string | undefined {
-    return this.entries.length === 0 ? undefined : this.entries.join(', ')
+  /** The header value. The events stream is always on, so it always names at least that. */
+  header (): string {
+    return this.entries.join(', ')
   }
 }

@@ -282,8 +282,9 @@ t.test('only the routes of commands requiring auth carry the hook', async (t) =>
   const guarded = [...table.matchAll(/^\W*(\/\S*) \((\w+)\)\n(?:[│ ]*• \((\w+)\) \[(.*)\]\n)*/gmu)]
     .filter((match) => match[0].includes('svcBearerAuth'))
     .map((match) => `${match[2]} ${match[1]}`)
-  t.same(guarded.sort(), ['GET /cart/items', 'HEAD /cart/items'])
-  t.equal(table.match(/onRequest/g)?.length, 2, 'no other route has an onRequest hook')
+  // The plugin's own event stream needs a credential like a command with auth: 'required'.
+  t.same(guarded.sort(), ['GET /cart/items', 'GET /svc/events', 'HEAD /cart/items'])
+  t.equal(table.match(/onRequest/g)?.length, 3, 'no other route has an onRequest hook')
 })
 
 t.test('commands without auth and routes without svc answer exactly as without the plugin', async (t) => {

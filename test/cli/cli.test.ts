@@ -49,7 +49,7 @@ t.test('--help on the program and on each command, exit 0', async (t) => {
     const run = await cli(...args)
     t.equal(run.code, 0)
     t.match(run.stdout, /^Usage: svc-manifest <command> \[options\]/)
-    t.match(run.stdout, 'Exit codes: 0 ok, 1 invalid manifest, breaking changes or a failed command, 2 usage, network or file error.')
+    t.match(run.stdout, 'Exit codes: 0 ok, 1 invalid manifest, breaking changes, a failed command or a refused stream, 2 usage,\nnetwork or file error.')
     t.equal(run.stderr, '')
   }
   for (const command of ['fetch', 'check', 'diff', 'generate']) {
@@ -70,7 +70,7 @@ t.test('usage errors: exit 2 and one line on stderr', async (t) => {
 
   const unknown = await cli('publish')
   t.equal(unknown.code, 2)
-  oneLine(t, unknown.stderr, 'unknown command "publish" (commands: fetch, check, diff, generate, call, mcp)')
+  oneLine(t, unknown.stderr, 'unknown command "publish" (commands: fetch, check, diff, generate, call, mcp, events, watch)')
 
   const missing = await cli('diff', 'before.json')
   t.equal(missing.code, 2)

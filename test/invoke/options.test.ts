@@ -10,7 +10,7 @@ const ping = (app: import('fastify').FastifyInstance) => {
 t.test('the manifest\'s 200 and 304 name the endpoints in a Link header', async (t) => {
   const app = await readyApp({}, ping)
   t.teardown(() => app.close())
-  const link = '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline"'
+  const link = '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline", </svc/events>; rel="svc-events"'
   const ok = await app.inject('/.well-known/svc.json')
   t.equal(ok.headers.link, link)
   const notModified = await app.inject({ url: '/.well-known/svc.json', headers: { 'if-none-match': ok.headers.etag as string } })
@@ -19,11 +19,11 @@ t.test('the manifest\'s 200 and 304 name the endpoints in a Link header', async 
   t.equal((await app.inject({ method: 'HEAD', url: '/.well-known/svc.json' })).headers.link, link)
 })
 
-t.test('basePath moves both endpoints and their links', async (t) => {
+t.test('basePath moves the endpoints and their links', async (t) => {
   for (const [basePath, prefix] of [['/api/agent', '/api/agent'], ['/tools/', '/tools'], ['/', '']]) {
     const app = await readyApp({ basePath }, ping)
     t.teardown(() => app.close())
-    t.equal((await app.inject('/.well-known/svc.json')).headers.link, `<${prefix}/execute>; rel="svc-execute", <${prefix}/pipeline>; rel="svc-pipeline"`, basePath)
+    t.equal((await app.inject('/.well-known/svc.json')).headers.link, `<${prefix}/execute>; rel="svc-execute", <${prefix}/pipeline>; rel="svc-pipeline", <${prefix}/events>; rel="svc-events"`, basePath)
     const executed = await app.inject({ method: 'POST', url: `${prefix}/execute`, payload: { command: 'ping' } })
     t.same(executed.json(), { ok: true, result: 'pong' }, `${basePath}: execute`)
     const piped = await app.inject({ method: 'POST', url: `${prefix}/pipeline`, payload: { steps: [{ command: 'ping' }] } })
@@ -32,7 +32,7 @@ t.test('basePath moves both endpoints and their links', async (t) => {
   }
 })
 
-t.test('invoke: false removes both routes and the Link header', async (t) => {
+t.test('invoke: false removes both routes and their links', async (t) => {
   const app = await readyApp({ invoke: false }, ping)
   t.teardown(() => app.close())
   t.equal((await app.inject({ method: 'POST', url: '/svc/execute', payload: { command: 'ping' } })).statusCode, 404)
@@ -41,7 +41,7 @@ t.test('invoke: false removes both routes and the Link header', async (t) => {
   t.notOk(app.hasRoute({ method: 'POST', url: '/svc/pipeline' }), 'no pipeline route')
   const manifest = await app.inject('/.well-known/svc.json')
   t.equal(manifest.statusCode, 200)
-  t.notOk('link' in manifest.headers, 'no endpoint, no Link')
+  t.equal(manifest.headers.link, '</svc/events>; rel="svc-events"', 'only the events endpoint is named')
   t.equal((await app.inject('/ping')).body, 'pong', 'the routes themselves are untouched')
 })
 

@@ -60,9 +60,9 @@ t.test('every command of the shop answers through execute what its route answers
   t.same([...called].sort(), Object.keys(invoked.svc.manifest.commands), 'every command was called')
 })
 
-t.test('the shop\'s manifest names the execute and pipeline endpoints', async (t) => {
+t.test('the shop\'s manifest names the execute, pipeline and events endpoints', async (t) => {
   const app: FastifyInstance = await buildShop()
   t.teardown(() => app.close())
   const response = await app.inject('/.well-known/svc.json')
-  t.equal(response.headers.link, '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline"')
+  t.equal(response.headers.link, '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline", </svc/events>; rel="svc-events"')
 })

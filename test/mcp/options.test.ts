@@ -31,16 +31,16 @@ t.test('mcp: false, or left out, adds no route and no link', async (t) => {
   }
 })
 
-t.test('mcp: true serves at /mcp, {} too; the link comes after execute and pipeline', async (t) => {
+t.test('mcp: true serves at /mcp, {} too; the link comes after execute, pipeline and events', async (t) => {
   for (const mcp of [true, {}]) {
     const app = await readyApp({ mcp }, ping)
     t.teardown(() => app.close())
     t.ok(app.hasRoute({ method: 'POST', url: '/mcp' }))
-    t.equal((await app.inject('/.well-known/svc.json')).headers.link, '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline", </mcp>; rel="mcp"')
+    t.equal((await app.inject('/.well-known/svc.json')).headers.link, '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline", </svc/events>; rel="svc-events", </mcp>; rel="mcp"')
   }
   const alone = await readyApp({ mcp: true, invoke: false }, ping)
   t.teardown(() => alone.close())
-  t.equal((await alone.inject('/.well-known/svc.json')).headers.link, '</mcp>; rel="mcp"', 'tools call the routes, not execute: invoke may be off')
+  t.equal((await alone.inject('/.well-known/svc.json')).headers.link, '</svc/events>; rel="svc-events", </mcp>; rel="mcp"', 'tools call the routes, not execute: invoke may be off')
 })
 
 t.test('two commands on one tool name reject ready(), every clash named at once', async (t) => {

@@ -1,0 +1,35 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { FST_SVC_CHANNEL_NOT_FOUND, FST_SVC_FORBIDDEN } from '../errors.js'
+import { isChannelKey } from '../realtime/addressing.js'
+import type { SvcChannelAuthorize } from '../options.js'
+import { streamRouteOptions, type StreamRouteDependencies } from './events.js'
+
+export interface WatchableChannel {
+  authorize?: SvcChannelAuthorize
+}
+
+/**
+ * `GET {basePath}/channels/:channel/:key` (layout 0.5.0): a Server-Sent Events stream of one channel
+ * key's state, the latest first. Who may watch: the channel's `authorize` when it has one (only `true`
+ * lets the subscriber in); otherwise, with `auth`, the subscriber whose subject is the key; without
+ * `auth`, everyone. An `authorize` that throws is the app's error: its own status when it has one
+ * (e.g. 403 or 404 from @fastify/sensible), else 500; either way no stream opens.
+ */
+export function registerChannelsRoute (fastify: FastifyInstance, channels: ReadonlyMap<string, WatchableChannel>, deps: StreamRouteDependencies): void {
+  fastify.get(`${deps.basePath}/channels/:channel/:key`, streamRouteOptions(deps), async function svcChannelStream (request: FastifyRequest, reply: FastifyReply) {
+    const { channel, key } = request.params as { channel: string, key: string }
+    const entry = channels.get(channel)
+    if (entry === undefined || !isChannelKey(key)) throw new FST_SVC_CHANNEL_NOT_FOUND(`No channel "${channel}" with key ${JSON.stringify(key)}.`)
+    const credential = deps.credentialOf(request)
+    if (!(await mayWatch(entry, credential, key, request, deps))) {
+      throw new FST_SVC_FORBIDDEN(`Not allowed to watch channel "${channel}" key ${JSON.stringify(key)}.`)
+    }
+    await deps.realtime().openChannel(request, reply, channel, key)
+  })
+}
+
+async function mayWatch (channel: WatchableChannel, credential: unknown, key: string, request: FastifyRequest, deps: StreamRouteDependencies): Promise<boolean> {
+  if (channel.authorize !== undefined) return (await channel.authorize(credential, key, request)) === true
+  if (deps.authenticate === undefined) return true
+  return deps.subjectOf(credential) === key
+}

@@ -1,0 +1,77 @@
+import type { MQEmitter } from 'mqemitter'
+
+/** What travels between instances: an event or a channel state. `topic` decides who listens. */
+export interface BrokerMessage {
+  topic: string
+  [field: string]: unknown
+}
+
+/** mqemitter's listener shape: `done` must be called once the message is handled. */
+export type BrokerListener = (message: BrokerMessage, done: () => void) => void
+
+/** The latest state of one channel key. `json` is the state serialised once, by the publisher. */
+export interface StoredState {
+  version: number
+  json: string
+}
+
+/**
+ * Carries events and channel states to every instance of the service (this one included) and keeps the
+ * latest state of each channel key. In memory for one instance, or through Redis for many.
+ */
+export interface Broker {
+  /** False while a shared broker cannot be reached; streams that need it are refused meanwhile. */
+  readonly available: boolean
+  send (message: BrokerMessage): Promise<void>
+  /** Resolves once the subscription is in place, so no message sent afterwards is missed. */
+  subscribe (topic: string, listener: BrokerListener): Promise<void>
+  unsubscribe (topic: string, listener: BrokerListener): void
+  /** Replaces the state under `key` and returns its new version (1 for the first). */
+  store (key: string, json: string): Promise<number>
+  /** The latest state under `key`: version 0 and `null` before any publish. */
+  read (key: string): Promise<StoredState>
+  close (): Promise<void>
+}
+
+export const INITIAL_STATE: Readonly<StoredState> = Object.freeze({ version: 0, json: 'null' })
+
+/** One instance: an in-process mqemitter, and the states in a Map. */
+export class MemoryBroker implements Broker {
+  readonly available = true
+  private readonly states = new Map<string, StoredState>()
+
+  private constructor (private readonly emitter: MQEmitter) {}
+
+  /** mqemitter is loaded here, at `ready()`, not when the plugin is imported. */
+  static async create (): Promise<MemoryBroker> {
+    const { default: mqemitter } = await import('mqemitter')
+    return new MemoryBroker(mqemitter())
+  }
+
+  /** Delivery is synchronous; mqemitter fails only once closed, and the hub sends nothing after close. */
+  send (message: BrokerMessage): Promise<void> {
+    return new Promise((resolve) => { this.emitter.emit(message, () => resolve()) })
+  }
+
+  subscribe (topic: string, listener: BrokerListener): Promise<void> {
+    return new Promise((resolve) => { this.emitter.on(topic, listener, resolve) })
+  }
+
+  unsubscribe (topic: string, listener: BrokerListener): void {
+    this.emitter.removeListener(topic, listener)
+  }
+
+  async store (key: string, json: string): Promise<number> {
+    const version = (this.states.get(key)?.version ?? 0) + 1
+    this.states.set(key, { version, json })
+    return version
+  }
+
+  async read (key: string): Promise<StoredState> {
+    return this.states.get(key) ?? INITIAL_STATE
+  }
+
+  close (): Promise<void> {
+    return new Promise((resolve) => { this.emitter.close(resolve) })
+  }
+}

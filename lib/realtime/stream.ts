@@ -1,0 +1,98 @@
+import type { ServerResponse } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+
+/** An SSE comment: keeps proxies and clients from timing the stream out, and lets dead sockets surface. */
+export const HEARTBEAT = ':\n\n'
+
+/**
+ * The end of an event frame, shared by every subscriber of one message; each stream puts its own `id`
+ * line before it. `JSON.stringify` never emits a line break, so the payload is always one `data` line.
+ */
+export function eventFrameTail (event: string, json: string): string {
+  return `event: ${event}\ndata: ${json}\n\n`
+}
+
+/** A channel frame; its `id` is the state's version, which only grows on a stream. */
+export function stateFrame (version: number, stateJson: string): string {
+  return `id: ${version}\nevent: state\ndata: {"version":${version},"state":${stateJson}}\n\n`
+}
+
+export interface StreamLimits {
+  /** Bytes a stream may hold unsent before it is dropped. */
+  maxBufferBytes: number
+}
+
+/**
+ * One open Server-Sent Events response. Writes go straight to the socket; a subscriber that does not
+ * read is dropped once more than `maxBufferBytes` wait in its buffers, so it neither slows the others
+ * nor makes memory grow.
+ */
+export class SseStream {
+  private ended = false
+
+  constructor (
+    private readonly response: ServerResponse,
+    private readonly limits: StreamLimits,
+    /** Called once, when the response closes for any reason (client gone, dropped, app closing); never for a stream that was closed from the start. */
+    onClose: () => void,
+    /** Called when the stream is dropped for not reading. */
+    private readonly onDrop: (bufferedBytes: number) => void
+  ) {
+    // The client may leave while the request is still being authenticated: then nothing is ever sent.
+    if (response.destroyed) {
+      this.ended = true
+      return
+    }
+    response.once('close', () => {
+      this.ended = true
+      onClose()
+    })
+  }
+
+  get open (): boolean {
+    return !this.ended
+  }
+
+  write (text: string): void {
+    if (this.ended) return
+    this.response.write(text)
+    // Bytes queued in Node for this response and its socket, beyond what the kernel took.
+    const buffered = this.response.writableLength
+    if (buffered > this.limits.maxBufferBytes) {
+      this.ended = true
+      this.onDrop(buffered)
+      this.response.destroy()
+    }
+  }
+
+  /**
+   * Ends the stream for the app's shutdown: cleanly when everything written was sent, else at once
+   * (a client that does not read would otherwise hold `app.close()` open).
+   */
+  end (): void {
+    if (this.ended) return
+    this.ended = true
+    if (this.response.writableLength > 0) this.response.destroy()
+    else this.response.end()
+  }
+}
+
+/**
+ * Takes the response over from Fastify and sends the SSE headers. Headers already set on the reply
+ * (by CORS or other hooks) are kept. `connection: close` on HTTP/1 makes the socket close with the stream,
+ * so ending a stream never leaves an idle connection that would hold `app.close()` open.
+ */
+export function startEventStream (request: FastifyRequest, reply: FastifyReply): ServerResponse {
+  reply.hijack()
+  const response = reply.raw as ServerResponse
+  const headers: Record<string, string | number | string[]> = {
+    ...(reply.getHeaders() as Record<string, string | number | string[]>),
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-store',
+    'x-accel-buffering': 'no'
+  }
+  if (request.raw.httpVersionMajor < 2) headers.connection = 'close'
+  response.writeHead(200, headers)
+  response.flushHeaders()
+  return response
+}

@@ -1,0 +1,47 @@
+import Fastify from 'fastify'
+import t from 'tap'
+import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
+import { requiredOptions } from '../helpers.js'
+
+async function register (options: Record<string, unknown>): Promise<unknown> {
+  const app = Fastify()
+  try {
+    await app.register(svcManifest, { ...requiredOptions, ...options } as unknown as SvcManifestOptions)
+    await app.ready()
+    await app.close()
+    return undefined
+  } catch (error) {
+    return error
+  }
+}
+
+t.test('realtime: redis, heartbeat and maxBufferBytes, and nothing else', async (t) => {
+  t.equal(await register({ realtime: {} }), undefined)
+  t.equal(await register({ realtime: { heartbeat: 0.01, maxBufferBytes: 1 } }), undefined)
+  const cases: Array<[unknown, RegExp]> = [
+    [true, /"realtime" must be an object \{ redis\?, heartbeat\?, maxBufferBytes\? \}; got true/],
+    [{ colour: 'red' }, /"realtime.colour" must be absent \(realtime takes redis, heartbeat and maxBufferBytes\)/],
+    [{ heartbeat: 0 }, /"realtime.heartbeat" must be a number of seconds above 0 and at most 2147483; got 0/],
+    [{ heartbeat: '15' }, /"realtime.heartbeat" must be a number of seconds/],
+    [{ heartbeat: 1e9 }, /"realtime.heartbeat" must be/],
+    [{ heartbeat: Number.NaN }, /"realtime.heartbeat" must be/],
+    [{ maxBufferBytes: 0 }, /"realtime.maxBufferBytes" must be a whole number of bytes, 1 or more; got 0/],
+    [{ maxBufferBytes: 1.5 }, /"realtime.maxBufferBytes" must be/],
+    [{ redis: 'localhost:6379' }, /"realtime.redis" must be a Redis URL such as "redis:\/\/127.0.0.1:6379" \(redis: or rediss:\); got "localhost:6379"/],
+    [{ redis: 'http://127.0.0.1:6379' }, /"realtime.redis" must be a Redis URL/],
+    [{ redis: 6379 }, /"realtime.redis" must be a Redis URL/]
+  ]
+  for (const [realtime, message] of cases) {
+    t.match(await register({ realtime }), { code: 'FST_SVC_INVALID_OPTION', message }, JSON.stringify(realtime) ?? String(realtime))
+  }
+})
+
+t.test('auth.subject must be a function', async (t) => {
+  t.match(await register({ auth: { type: 'bearer', description: 'Tokens', verify: () => true, subject: 'sub' } }), {
+    code: 'FST_SVC_INVALID_OPTION',
+    message: /"auth.subject" must be a function \(credential\) => subject string; got "sub"/
+  })
+  t.match(await register({ auth: { type: 'bearer', description: 'Tokens', scope: 'x' } }), {
+    message: /"auth.scope" must be absent \(auth takes type, description, verify and subject\)/
+  })
+})

@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { once } from 'node:events'
+
+/** A real redis-server for one test: its own free port on loopback, no persistence, stopped by `stop()`. */
+export interface RedisServer {
+  port: number
+  url: string
+  /** Stops the server (SIGTERM) and resolves once the process is gone. */
+  stop (): Promise<void>
+  /** Starts it again on the same port, as after an outage. */
+  restart (): Promise<void>
+}
+
+export async function startRedis (): Promise<RedisServer> {
+  const port = await freePort()
+  let child = await launch(port)
+  const server: RedisServer = {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    async stop () {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      await exited
+    },
+    async restart () {
+      await server.stop()
+      child = await launch(port)
+    }
+  }
+  return server
+}
+
+async function launch (port: number): Promise<ChildProcess> {
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start on port ${port}:\n${output}`)), 10_000)
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes('Ready to accept connections')) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+    child.once('error', (error) => {
+      clearTimeout(timer)
+      reject(error)
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`redis-server exited with ${code}:\n${output}`))
+    })
+  })
+  child.stdout?.resume()
+  child.stderr?.resume()
+  return child
+}
+
+/** A port nobody listens on right now. */
+export async function freePort (): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  server.close()
+  await once(server, 'close')
+  return port
+}
