@@ -53,6 +53,9 @@ export const FST_SVC_UNAUTHORIZED = createError('FST_SVC_UNAUTHORIZED', '%s', 40
 /** A command carries a value the RFC 8785 checksum cannot encode: NaN, Infinity or a lone surrogate. */
 export const FST_SVC_INVALID_JSON_VALUE = createError('FST_SVC_INVALID_JSON_VALUE', 'Value cannot be checksummed: %s', 500)
 
+/** Routes the plugin never saw (registered before it, or beside it), with `unseenRoutes: 'error'`. */
+export const FST_SVC_UNSEEN_ROUTES = createError('FST_SVC_UNSEEN_ROUTES', 'Routes the manifest does not describe: %s', 500)
+
 /** An optional peer dependency that a configured feature needs is not installed. */
 export const FST_SVC_MISSING_DEPENDENCY = createError('FST_SVC_MISSING_DEPENDENCY', 'Missing dependency: %s', 500)
 

@@ -1,19 +1,21 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { buildManifest } from './build/manifest.js'
+import { togetherByKind } from './build/problems.js'
 import type { Schema } from './build/type-map.js'
 import { Catalog } from './catalog.js'
 import { RouteCollector } from './collect/collector.js'
 import { Declarations } from './collect/declarations.js'
 import type { SvcRouteOptions } from './collect/svc-option.js'
-import { FST_SVC_NOT_READY } from './errors.js'
+import { UnseenRoutes } from './collect/unseen-routes.js'
+import { FST_SVC_NOT_READY, FST_SVC_UNSEEN_ROUTES } from './errors.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
 import { Dispatcher } from './http/dispatch.js'
 import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
 import { registerChannelsRoute } from './http/channels.js'
 import { registerEventsRoute, type StreamRouteDependencies } from './http/events.js'
-import { manifestHandler, prepareResponse, type PreparedResponse } from './http/manifest.js'
+import { manifestHandler, prepareResponse, withoutCookies, type PreparedResponse } from './http/manifest.js'
 import { McpEndpoint } from './http/mcp.js'
 import type { Manifest } from './manifest/types.js'
 import { readOptions, type Config, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
@@ -62,8 +64,13 @@ export interface SvcRegistry {
   publish (channel: string, key: string, state: unknown): Promise<number>
 }
 
+/** How many unseen routes an error or warning message names; the log entry carries them all. */
+const UNSEEN_ROUTES_NAMED = 20
+
 const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) => {
   const config = readOptions(options)
+  // Before any route of the plugin's own: what the server has now, the plugin will never see.
+  const unseenRoutes = new UnseenRoutes(fastify, config.unseenRoutes)
   const declarations = new Declarations(config, (name, schema) => shareTypeSchema(fastify, name, schema))
   const auth = new BearerAuth(config)
   const collector = new RouteCollector(declarations, (routeOptions, command) => auth.attach(routeOptions, command))
@@ -77,11 +84,16 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     return realtime
   }
 
+  const recordRoute = unseenRoutes.onRoute
+  if (recordRoute !== undefined) fastify.addHook('onRoute', recordRoute)
   fastify.addHook('onRoute', collector.onRoute)
   fastify.decorate('svc', svcRegistry(declarations, () => catalog, started))
   fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
-  // HEAD is part of the contract even when the app turned automatic HEAD routes off.
-  fastify.get(config.path, { ...config.routeLog, exposeHeadRoute: true }, manifestHandler(() => prepared))
+  // HEAD is a route of its own, also when the app turned automatic HEAD routes off.
+  const manifestRoute = { ...config.routeLog, exposeHeadRoute: false, onSend: withoutCookies }
+  const serveManifest = manifestHandler(() => prepared)
+  fastify.get(config.path, manifestRoute, serveManifest)
+  fastify.head(config.path, manifestRoute, serveManifest)
   // Each endpoint of the plugin adds its entry to the manifest's Link header here.
   const links = new EndpointLinks()
   const dispatcher = new Dispatcher(fastify, () => catalog)
@@ -90,7 +102,8 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const mcp = await McpEndpoint.register(fastify, config, dispatcher, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
-    if (collector.errors.length > 0) throw collector.errors[0]
+    if (config.unseenRoutes !== 'ignore') reportUnseenRoutes(fastify, unseenRoutes.find(fastify), config.unseenRoutes)
+    if (collector.errors.length > 0) throw togetherByKind(collector.errors)
     auth.resolve(fastify)
     const { manifest, routes } = buildManifest(config, declarations, collector.commands)
     prepared = prepareResponse(manifest, config.maxAge, links.header())
@@ -111,6 +124,17 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     // Usable once started: until then emit() and publish() say the app is not ready.
     realtime = starting
   })
+}
+
+function reportUnseenRoutes (fastify: FastifyInstance, routes: string[], mode: 'warn' | 'error'): void {
+  if (routes.length === 0) return
+  const named = routes.slice(0, UNSEEN_ROUTES_NAMED).join('; ') + (routes.length > UNSEEN_ROUTES_NAMED ? `; and ${routes.length - UNSEEN_ROUTES_NAMED} more` : '')
+  const [count, it, its] = routes.length === 1 ? ['1 route was', 'it', 'its'] : [`${routes.length} routes were`, 'them', 'their']
+  const message = `${count} registered where fastify-svc-manifest cannot see ${it} (before the plugin, or in a context beside it): ${named}. ` +
+    `The manifest does not describe ${it}, and ${its} svc.auth is not enforced. Register the plugin first, at the root of the app ` +
+    "(await app.register(svcManifest, …)), or set unseenRoutes: 'ignore' if they are meant to stay out of the manifest."
+  if (mode === 'error') throw new FST_SVC_UNSEEN_ROUTES(message)
+  fastify.log.warn({ unseenRoutes: routes }, message)
 }
 
 /** The event and channel streams (§9), and their part in closing the app. */

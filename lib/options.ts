@@ -1,6 +1,8 @@
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
+import { describeValue } from './describe.js'
 import { FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD } from './errors.js'
 import type { SvcLayout } from './manifest/types.js'
+import type { UnseenRoutesMode } from './collect/unseen-routes.js'
 
 /** Any JSON Schema object: TypeBox 0.34 (`@sinclair/typebox`), TypeBox 1.x (`typebox`) or hand-written. */
 export type JsonSchema = object
@@ -72,6 +74,12 @@ export interface SvcManifestOptions {
   path?: string
   /** `Cache-Control: public, max-age=<maxAge>` in seconds. Default 300. */
   maxAge?: number
+  /**
+   * What `ready()` does about routes the plugin never saw (registered before it, or in a context beside
+   * it), which the manifest does not describe and `auth` does not protect: `'warn'` (default) logs them,
+   * `'error'` rejects with `FST_SVC_UNSEEN_ROUTES`, `'ignore'` does nothing.
+   */
+  unseenRoutes?: UnseenRoutesMode
   /** Where the plugin's endpoints live: `{basePath}/execute`, `{basePath}/pipeline`. Default `'/svc'`. */
   basePath?: string
   /** `false` turns execute and pipeline off; `{ maxSteps }` limits a pipeline (default 16). Default `true`. */
@@ -84,6 +92,7 @@ export interface SvcManifestOptions {
 
 const DEFAULT_PATH = '/.well-known/svc.json'
 const DEFAULT_MAX_AGE = 300
+const DEFAULT_UNSEEN_ROUTES: UnseenRoutesMode = 'warn'
 /** Where execute and pipeline (and the plugin's other endpoints) live. */
 export const DEFAULT_BASE_PATH = '/svc'
 /** The most steps one pipeline request may have. */
@@ -115,6 +124,7 @@ export interface Config {
   auth?: SvcAuthOptions
   path: string
   maxAge: number
+  unseenRoutes: UnseenRoutesMode
   /** Without a trailing `/`: `''` when the option is `'/'`. */
   basePath: string
   /** `false` when execute and pipeline are off. */
@@ -130,7 +140,7 @@ export interface Config {
   channels: Record<string, unknown>
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'basePath', 'invoke', 'realtime', 'mcp']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'realtime', 'mcp']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -155,6 +165,7 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     baseUrl: readBaseUrl(options.baseUrl),
     path: readPath(options.path),
     maxAge: readMaxAge(options.maxAge),
+    unseenRoutes: readUnseenRoutes(options.unseenRoutes),
     basePath: readBasePath(options.basePath),
     invoke: readInvoke(options.invoke),
     realtime: readRealtime(options.realtime),
@@ -170,7 +181,10 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
   return config
 }
 
-/** A copy of a `types`, `events` or `channels` map; each entry is checked when it is registered. */
+/**
+ * A copy of a `types`, `events` or `channels` map; each entry is checked, and what the manifest needs of it
+ * copied, when it is registered, which happens while the plugin registers.
+ */
 function readDeclarations (value: unknown, key: string): Record<string, unknown> {
   if (value === undefined) return {}
   if (!isPlainObject(value)) fail(key, 'an object that maps names to definitions', value)
@@ -178,13 +192,7 @@ function readDeclarations (value: unknown, key: string): Record<string, unknown>
 }
 
 function fail (option: string, expected: string, actual: unknown): never {
-  throw new FST_SVC_INVALID_OPTION(`"${option}" must be ${expected}; got ${describe(actual)}.`)
-}
-
-function describe (value: unknown): string {
-  if (value === undefined) return 'nothing'
-  if (typeof value === 'function') return 'a function'
-  return JSON.stringify(value) ?? String(value)
+  throw new FST_SVC_INVALID_OPTION(`"${option}" must be ${expected}; got ${describeValue(actual)}.`)
 }
 
 export function isPlainObject (value: unknown): value is Record<string, unknown> {
@@ -223,6 +231,12 @@ function readMaxAge (value: unknown): number {
   if (value === undefined) return DEFAULT_MAX_AGE
   if (!Number.isSafeInteger(value) || (value as number) < 0) fail('maxAge', 'a whole number of seconds, 0 or more', value)
   return value as number
+}
+
+function readUnseenRoutes (value: unknown): UnseenRoutesMode {
+  if (value === undefined) return DEFAULT_UNSEEN_ROUTES
+  if (value === 'warn' || value === 'error' || value === 'ignore') return value
+  fail('unseenRoutes', '"warn", "error" or "ignore"', value)
 }
 
 function readBasePath (value: unknown): string {
@@ -269,7 +283,7 @@ function readRouteLog (options: Record<string, unknown>): Config['routeLog'] {
   }
   if (options.logSerializers !== undefined) {
     if (!isPlainObject(options.logSerializers)) fail('logSerializers', 'an object of serializer functions', options.logSerializers)
-    routeLog.logSerializers = options.logSerializers as Config['routeLog']['logSerializers']
+    routeLog.logSerializers = { ...options.logSerializers } as Config['routeLog']['logSerializers']
   }
   return routeLog
 }
@@ -293,7 +307,11 @@ function readAuth (value: unknown): SvcAuthOptions {
   for (const key of Object.keys(value)) {
     if (!['type', 'description', 'verify', 'subject'].includes(key)) fail(`auth.${key}`, 'absent (auth takes type, description, verify and subject)', value[key])
   }
-  return value as unknown as SvcAuthOptions
+  // A copy: what was checked is what is used, whatever happens to the caller's object afterwards.
+  const auth: SvcAuthOptions = { type: 'bearer', description: value.description }
+  if (value.verify !== undefined) auth.verify = value.verify as SvcVerify
+  if (value.subject !== undefined) auth.subject = value.subject as SvcAuthOptions['subject']
+  return auth
 }
 
 function readRealtime (value: unknown): RealtimeConfig {

@@ -57,8 +57,14 @@ describe('the svc route option', () => {
     expect<SvcRouteOptions>().type.toBeAssignableWith({ description: 'a', returns: { type: 'array', items: { type: 'string' } } })
   })
 
+  test('takes the description from the route schema when it has none', () => {
+    expect<SvcRouteOptions>().type.toBeAssignableWith({})
+    expect<SvcRouteOptions>().type.toBeAssignableWith({ name: 'x' })
+  })
+
   test('rejects wrong field types', () => {
-    expect<SvcRouteOptions>().type.not.toBeAssignableWith({ name: 'x' })
+    expect<SvcRouteOptions>().type.not.toBeAssignableWith({ name: 7 })
+    expect<SvcRouteOptions>().type.not.toBeAssignableWith({ description: 7 })
     expect<SvcRouteOptions>().type.not.toBeAssignableWith({ description: 'a', auth: 'optional' })
     expect<SvcRouteOptions>().type.not.toBeAssignableWith({ description: 'a', hints: { idempotent: 'yes' } })
     expect<SvcRouteOptions>().type.not.toBeAssignableWith({ description: 'a', tags: 'catalog' })

@@ -32,7 +32,7 @@ function withoutParams (url: string): string {
 }
 
 /** Where a parameter that starts at `start` ends: its name stops at `(`, `-`, `.` or `/`; a regexp follows in brackets. */
-function endOfParam (url: string, start: number): number {
+export function endOfParam (url: string, start: number): number {
   let index = start + 1
   while (index < url.length && !'(-./'.includes(url[index])) index++
   if (url[index] !== '(') return index

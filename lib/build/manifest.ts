@@ -4,11 +4,12 @@ import type { CommandSource, ParamPlace, ParamSource } from '../collect/sources.
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECLARED_TWICE } from '../errors.js'
 import { canonicalJson, sha256Hex } from '../manifest/canonical.js'
 import { isDottedName } from '../manifest/names.js'
-import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType } from '../manifest/types.js'
+import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType, ManifestTypeRef } from '../manifest/types.js'
 import type { Config } from '../options.js'
 import { deriveName } from './derive-name.js'
 import { assertJsonValues } from './json-values.js'
-import { fieldsOf, ownTypeNameOf, paramOf, paramsOf, propertiesOf, typeRefOf, type Schema } from './type-map.js'
+import { togetherByKind, withHint } from './problems.js'
+import { fieldsOf, ownTypeNameOf, paramOf, propertiesOf, typeRefOf, type Schema } from './type-map.js'
 
 export interface BuiltManifest {
   manifest: Manifest
@@ -17,12 +18,20 @@ export interface BuiltManifest {
 }
 
 /**
- * Builds the manifest from the options, the declarations and the collected routes. Every map is sorted by
- * name, so two instances with the same configuration produce the same bytes (but `updatedAt`).
+ * Builds the manifest from the options, the declarations and the collected routes. The maps keyed by
+ * name (commands, events, channels, types) are sorted, and the maps read from schemas (params, event data,
+ * type properties) keep the schema's declaration order, so two instances with the same configuration
+ * produce the same bytes (but `updatedAt`). Every map is a null-prototype object: a name such as
+ * `__proto__` is a key like any other. The problems of one kind are reported together.
  */
 export function buildManifest (config: Config, registry: Declarations, sources: CommandSource[], now = new Date()): BuiltManifest {
-  const named = namedSources(sources)
-  const commands = sortedMap(named, (source) => buildCommand(source, registry))
+  const problems: Error[] = []
+  const named = namedSources(sources, problems)
+  if (problems.length > 0) throw togetherByKind(problems)
+  const commands = sortedMap(named, (source) => buildCommand(source, registry), problems)
+  const events = buildEvents(registry, problems)
+  const types = buildTypes(registry, problems)
+  if (problems.length > 0) throw togetherByKind(problems)
   assertJsonValues(commands)
   const manifest: Manifest = {
     svc: config.layout,
@@ -33,24 +42,32 @@ export function buildManifest (config: Config, registry: Declarations, sources: 
     baseUrl: config.baseUrl,
     ...(config.auth !== undefined && { auth: { type: config.auth.type, description: config.auth.description } }),
     commands,
-    events: buildEvents(registry),
-    ...(config.layout === '0.5.0' && { channels: sortedMap(registry.channels, (channel) => ({ description: channel.description })) }),
-    types: buildTypes(registry),
+    events,
+    ...(config.layout === '0.5.0' && { channels: sortedMap(registry.channels, (channel) => ({ description: channel.description }), problems) }),
+    types,
     checksum: sha256Hex(canonicalJson(commands)),
     updatedAt: now.toISOString()
   }
   return { manifest, routes: [...named].map(([name, source]) => catalogCommand(name, source)) }
 }
 
-function namedSources (sources: CommandSource[]): Map<string, CommandSource> {
+/** Each command source under its name; every name two routes share is a problem. */
+function namedSources (sources: CommandSource[], problems: Error[]): Map<string, CommandSource> {
   const byName = new Map<string, CommandSource>()
   for (const source of sources) {
-    const name = commandName(source)
+    let name: string
+    try {
+      name = commandName(source)
+    } catch (error) {
+      problems.push(error as Error)
+      continue
+    }
     const other = byName.get(name)
     if (other !== undefined) {
-      throw new FST_SVC_DUPLICATE_NAME(`routes ${other.route} and ${source.route} are both command "${name}". Set svc.name on one of them.`)
+      problems.push(new FST_SVC_DUPLICATE_NAME(`routes ${other.route} and ${source.route} are both command "${name}". Set svc.name on one of them.`))
+    } else {
+      byName.set(name, source)
     }
-    byName.set(name, source)
   }
   return byName
 }
@@ -84,58 +101,81 @@ function buildCommand (source: CommandSource, registry: Declarations): ManifestC
   const command: ManifestCommand = { description: source.description }
   const params = buildParams(source, registry)
   if (params !== undefined) command.params = params
-  if (source.returns !== undefined) command.returns = typeRefOf(source.returns.schema, registry, source.returns.where)
+  if (source.returns !== undefined) command.returns = returnsOf(source.returns, registry)
   if (source.tags !== undefined) command.tags = source.tags
   if (source.hints !== undefined) command.hints = source.hints
   if (source.auth !== undefined) command.auth = source.auth
   return command
 }
 
+/**
+ * The return type. A response schema that Fastify tolerates may still say nothing the manifest can name
+ * (an OpenAPI-style `{ description: 'OK' }`): the error then points at `svc.returns`, which describes the
+ * return type without touching the route.
+ */
+function returnsOf (returns: NonNullable<CommandSource['returns']>, registry: Declarations): ManifestTypeRef {
+  try {
+    return typeRefOf(returns.schema, registry, returns.where)
+  } catch (error) {
+    if (returns.fromResponse !== true) throw error
+    throw withHint(error as Error, 'Or set svc.returns to describe the return type without changing the route\'s response schema.')
+  }
+}
+
+/**
+ * The params of every source, in order (path params, then `svc.params` or the querystring, then the body),
+ * each in its schema's declaration order. A name in two sources is refused: a caller could not tell where
+ * it goes.
+ */
 function buildParams (source: CommandSource, registry: Declarations): Record<string, ManifestParam> | undefined {
   const sources = source.paramSources
   if (sources.length === 0) return undefined
-  // One schema gives its params already sorted.
-  if (sources.length === 1) return paramsOf(sources[0].schema, registry, sources[0].where, sources[0].place === 'path')
-  const origin = new Map<string, ParamSource>()
+  const params: Record<string, ManifestParam> = Object.create(null)
+  const origin: Record<string, ParamSource> | undefined = sources.length > 1 ? Object.create(null) : undefined
   for (const paramSource of sources) {
-    for (const name of Object.keys(propertiesOf(paramSource.schema) as Schema)) {
-      const first = origin.get(name)
-      if (first !== undefined) {
-        throw new FST_SVC_PARAMS_DECLARED_TWICE(`param "${name}" is in ${first.where} and in ${paramSource.where}. Rename one of them, or declare the params once in svc.params.`)
+    const { schema, where, place, optional } = paramSource
+    for (const name of Object.keys(propertiesOf(schema) as Schema)) {
+      if (origin !== undefined) {
+        const first = origin[name]
+        if (first !== undefined) {
+          throw new FST_SVC_PARAMS_DECLARED_TWICE(`param "${name}" is in ${first.where} and in ${paramSource.where}. Rename one of them, or declare it in one place only.`)
+        }
+        origin[name] = paramSource
       }
-      origin.set(name, paramSource)
+      params[name] = paramOf(schema, name, registry, where, place === 'path' && optional?.has(name) !== true)
     }
-  }
-  const params: Record<string, ManifestParam> = {}
-  // The default sort compares UTF-16 code units, as RFC 8785 does.
-  for (const name of [...origin.keys()].sort()) {
-    const { schema, where, place } = origin.get(name) as ParamSource
-    params[name] = paramOf(schema, name, registry, where, place === 'path')
   }
   return params
 }
 
-function buildEvents (registry: Declarations): Record<string, ManifestEvent> {
+function buildEvents (registry: Declarations, problems: Error[]): Record<string, ManifestEvent> {
   return sortedMap(registry.events, (event, name) => {
     const built: ManifestEvent = { description: event.description }
     if (event.data !== undefined) built.data = fieldsOf(event.data, registry, `event "${name}" data`)
     return built
-  })
+  }, problems)
 }
 
-function buildTypes (registry: Declarations): Record<string, ManifestType> {
+function buildTypes (registry: Declarations, problems: Error[]): Record<string, ManifestType> {
   return sortedMap(registry.types, (schema, name) => {
     const where = `type "${name}"`
     const built: ManifestType = { type: ownTypeNameOf(schema, registry, where) }
     if (typeof schema.description === 'string') built.description = schema.description
     if (built.type === 'object' && propertiesOf(schema) !== undefined) built.properties = fieldsOf(schema, registry, where)
     return built
-  })
+  }, problems)
 }
 
-function sortedMap<V, R> (entries: Map<string, V>, build: (value: V, name: string) => R): Record<string, R> {
-  const out: Record<string, R> = {}
+/** A null-prototype map of the entries in name order; an entry that cannot be built is a problem. */
+function sortedMap<V, R> (entries: Map<string, V>, build: (value: V, name: string) => R, problems: Error[]): Record<string, R> {
+  const out: Record<string, R> = Object.create(null)
   // The default sort compares UTF-16 code units, as RFC 8785 does, so served and canonical key orders agree.
-  for (const name of [...entries.keys()].sort()) out[name] = build(entries.get(name) as V, name)
+  for (const name of [...entries.keys()].sort()) {
+    try {
+      out[name] = build(entries.get(name) as V, name)
+    } catch (error) {
+      problems.push(error as Error)
+    }
+  }
   return out
 }

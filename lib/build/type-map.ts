@@ -1,57 +1,83 @@
+import { describeValue } from '../describe.js'
 import { FST_SVC_UNKNOWN_REF, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import type { ManifestParam, ManifestTypeRef } from '../manifest/types.js'
+import { isPlainObject } from '../options.js'
+import { jsonCopy } from './json-values.js'
 
 /** A JSON Schema read as plain data. Nothing here ever writes to it. */
 export type Schema = Readonly<Record<string, unknown>>
 
-/** The registered type names, and the `$id` each registered schema carries, mapped to its name. */
+/** The registered types, by name, by the `$id` each schema carries, and by the schema object itself. */
 export interface TypeNames {
   has (name: string): boolean
   nameOfId (id: string): string | undefined
+  /** The name under which this very object was registered as a type, if it was. */
+  nameOfSchema (schema: object): string | undefined
+  /** The `$ref`s inside a registered type's schema. */
+  refsOf (name: string): readonly string[]
 }
 
-const PRIMITIVES = new Set(['string', 'number', 'boolean', 'array', 'object', 'null'])
+/** The manifest's primitive type names. */
+export const PRIMITIVES: ReadonlySet<string> = new Set(['string', 'number', 'boolean', 'array', 'object', 'null'])
+
+/**
+ * How deeply `anyOf`, `oneOf` and `allOf` may nest while a type is looked for. Real schemas nest a few
+ * levels; a schema that contains itself never ends, and is refused at this depth rather than by the stack.
+ */
+const MAX_UNION_DEPTH = 64
 
 /**
  * The manifest type name of a schema: a primitive, or the name of a registered type.
  * `where` names the command and field for error messages.
  */
-export function typeNameOf (schema: Schema, types: TypeNames, where: string): string {
+export function typeNameOf (schema: unknown, types: TypeNames, where: string): string {
+  const node = schemaNode(schema, where)
   // The usual schema, `{ type: 'string' }`, needs none of the set logic below.
-  if (typeof schema.type === 'string' && schema.$ref === undefined && schema.$id === undefined) return primitive(schema.type, where)
-  const found = candidateTypes(schema, types, where, true)
+  if (typeof node.type === 'string' && node.$ref === undefined && node.$id === undefined) {
+    return types.nameOfSchema(node) ?? primitive(node.type, where)
+  }
+  const found = rawCandidates(node, types, where, 0)
+  if (found.size > 1) found.delete('null')
   if (found.size === 1) return [...found][0]
   const many = found.size > 1 ? `it allows ${[...found].join(', ')}` : 'it declares no type'
   throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: ${many}. Give it exactly one type (nullable and enums of one type are fine).`)
 }
 
-/** Like `typeNameOf`, without matching the schema's own `$id`: used for a registered type's own definition. */
+/**
+ * Like `typeNameOf`, for a registered type's own definition: neither its `$id` nor its identity names it
+ * (a copy without `$id` is neither the registered object nor carries its id).
+ */
 export function ownTypeNameOf (schema: Schema, types: TypeNames, where: string): string {
-  return typeNameOf(withoutId(schema), types, where)
-}
-
-function withoutId (schema: Schema): Schema {
   const { $id, ...rest } = schema
-  return rest
+  return typeNameOf(rest, types, where)
 }
 
-/** Every type a schema admits, with `null` dropped when something else is there too. */
-function candidateTypes (schema: Schema, types: TypeNames, where: string, top: boolean): Set<string> {
-  const found = rawCandidates(schema, types, where)
-  if (top && found.size > 1) found.delete('null')
-  return found
+/**
+ * A schema read where a schema object is expected. A boolean schema, `null` or any other value has no
+ * manifest type: refused with an error naming the field, never a TypeError.
+ */
+function schemaNode (schema: unknown, where: string): Schema {
+  if (isPlainObject(schema)) return schema
+  const what = typeof schema === 'boolean'
+    ? `is the boolean schema ${schema}, which ${schema ? 'allows any value' : 'allows no value'}`
+    : `is ${describeValue(schema)}, not a schema object`
+  throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where} ${what}. Give it a schema with one type, for example { type: 'string' }.`)
 }
 
-function rawCandidates (schema: Schema, types: TypeNames, where: string): Set<string> {
-  const named = registeredName(schema, types, where)
+function rawCandidates (schema: unknown, types: TypeNames, where: string, depth: number): Set<string> {
+  if (depth > MAX_UNION_DEPTH) {
+    throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: anyOf, oneOf and allOf nest more than ${MAX_UNION_DEPTH} levels deep, or the schema contains itself. Describe the type with svc.returns or a registered type.`)
+  }
+  const node = schemaNode(schema, where)
+  const named = registeredName(node, types, where)
   if (named !== undefined) return new Set([named])
-  if (typeof schema.type === 'string') return new Set([primitive(schema.type, where)])
-  if (Array.isArray(schema.type)) return new Set(schema.type.map((t) => primitive(t, where)))
-  if ('const' in schema) return new Set([jsonTypeOf(schema.const)])
-  if (Array.isArray(schema.enum)) return new Set(schema.enum.map(jsonTypeOf))
-  const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined
-  if (Array.isArray(branches)) return union(branches, types, where)
-  if (Array.isArray(schema.allOf)) return intersection(schema.allOf as Schema[], types, where)
+  if (typeof node.type === 'string') return new Set([primitive(node.type, where)])
+  if (Array.isArray(node.type)) return new Set(node.type.map((type) => primitive(type, where)))
+  if ('const' in node) return new Set([jsonTypeOf(node.const, where, 'const')])
+  if (Array.isArray(node.enum)) return new Set(node.enum.map((value) => jsonTypeOf(value, where, 'enum')))
+  const branches = node.anyOf ?? node.oneOf
+  if (Array.isArray(branches)) return union(branches, types, where, depth)
+  if (Array.isArray(node.allOf)) return intersection(node.allOf, types, where, depth)
   return new Set()
 }
 
@@ -61,8 +87,11 @@ function registeredName (schema: Schema, types: TypeNames, where: string): strin
     if (name !== undefined) return name
     throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${schema.$ref}", which is not a registered type. Register it with the "types" option or app.svc.type().`)
   }
-  if (typeof schema.$id === 'string') return types.nameOfId(schema.$id)
-  return undefined
+  if (typeof schema.$id === 'string') {
+    const name = types.nameOfId(schema.$id)
+    if (name !== undefined) return name
+  }
+  return types.nameOfSchema(schema)
 }
 
 /** The registered type a `$ref` points at: by name, or by the `$id` its schema carries (`'Product#'` too). */
@@ -72,30 +101,36 @@ export function refName (ref: string, types: TypeNames): string | undefined {
 }
 
 function primitive (type: unknown, where: string): string {
-  const name = type === 'integer' ? 'number' : String(type)
-  if (PRIMITIVES.has(name)) return name
-  throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: "${name}" is not a JSON Schema type.`)
+  const name = type === 'integer' ? 'number' : type
+  if (typeof name === 'string' && PRIMITIVES.has(name)) return name
+  throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: ${describeValue(type)} is not a JSON Schema type (string, number, integer, boolean, array, object or null).`)
 }
 
-function jsonTypeOf (value: unknown): string {
+/** The JSON type of a `const` or `enum` value; a value JSON cannot hold has none. */
+function jsonTypeOf (value: unknown, where: string, keyword: string): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'array'
-  return typeof value
+  const type = typeof value
+  if (type === 'string' || type === 'number' || type === 'boolean' || type === 'object') return type
+  throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: its ${keyword} holds ${describeValue(value)}, which is not a JSON value. Use JSON values only (strings, numbers, booleans, null, arrays, objects).`)
 }
 
-function union (branches: Schema[], types: TypeNames, where: string): Set<string> {
+function union (branches: unknown[], types: TypeNames, where: string, depth: number): Set<string> {
   const found = new Set<string>()
   for (const branch of branches) {
-    for (const type of rawCandidates(branch, types, where)) found.add(type)
+    // `false` admits nothing, so it adds no type; `true` admits anything, which rawCandidates refuses.
+    if (branch === false) continue
+    for (const type of rawCandidates(branch, types, where, depth + 1)) found.add(type)
   }
   return found
 }
 
-/** `allOf` admits only what every branch admits; branches without a type constrain nothing. */
-function intersection (branches: Schema[], types: TypeNames, where: string): Set<string> {
+/** `allOf` admits only what every branch admits; branches without a type (boolean ones too) constrain nothing. */
+function intersection (branches: unknown[], types: TypeNames, where: string, depth: number): Set<string> {
   let found: Set<string> | undefined
   for (const branch of branches) {
-    const own = rawCandidates(branch, types, where)
+    if (typeof branch === 'boolean') continue
+    const own = rawCandidates(branch, types, where, depth + 1)
     if (own.size === 0) continue
     found = found === undefined ? own : new Set([...found].filter((type) => own.has(type)))
   }
@@ -103,17 +138,17 @@ function intersection (branches: Schema[], types: TypeNames, where: string): Set
 }
 
 /** `{ type, description? }` for a return type, an event field or a type property. */
-export function typeRefOf (schema: Schema, types: TypeNames, where: string): ManifestTypeRef {
+export function typeRefOf (schema: unknown, types: TypeNames, where: string): ManifestTypeRef {
   const ref: ManifestTypeRef = { type: typeNameOf(schema, types, where) }
-  if (typeof schema.description === 'string') ref.description = schema.description
+  const { description } = schema as Schema
+  if (typeof description === 'string') ref.description = description
   return ref
 }
 
 /** The properties of an object schema, or undefined when the schema is not an object with properties. */
-export function propertiesOf (schema: Schema): Record<string, Schema> | undefined {
+export function propertiesOf (schema: Schema): Record<string, unknown> | undefined {
   const properties = schema.properties
-  if (properties === null || typeof properties !== 'object') return undefined
-  return properties as Record<string, Schema>
+  return isPlainObject(properties) ? properties : undefined
 }
 
 /** An object schema that lists its properties, as params must be. */
@@ -126,47 +161,30 @@ export function isObjectSchema (schema: Schema): boolean {
   return schema.type === 'object' || isObjectWithProperties(schema)
 }
 
-/** `{ field: { type, description? } }` for every property of an object schema. */
+/**
+ * `{ field: { type, description? } }` for every property of an object schema, in the schema's declaration
+ * order. A null-prototype map: a property named `__proto__` is a field like any other.
+ */
 export function fieldsOf (schema: Schema, types: TypeNames, where: string): Record<string, ManifestTypeRef> {
-  const fields: Record<string, ManifestTypeRef> = {}
-  for (const [name, property] of sortedEntries(propertiesOf(schema) ?? {})) {
-    fields[name] = typeRefOf(property, types, `${where}.${name}`)
-  }
+  const properties = propertiesOf(schema) ?? {}
+  const fields: Record<string, ManifestTypeRef> = Object.create(null)
+  for (const name of Object.keys(properties)) fields[name] = typeRefOf(properties[name], types, `${where}.${name}`)
   return fields
 }
 
 /**
- * Manifest params from an object schema (the route collector has already refused any other kind).
- * `alwaysRequired` is for path params, which the URL always carries.
+ * The param `name` of an object schema; `where` names that schema. `required` means the caller must send
+ * it: listed in `required` and without a `default` (Fastify's Ajv fills defaults in before it checks
+ * `required`), or `alwaysRequired` (a path param, which the URL carries).
  */
-export function paramsOf (schema: Schema, types: TypeNames, where: string, alwaysRequired = false): Record<string, ManifestParam> {
-  const params: Record<string, ManifestParam> = {}
-  for (const name of sortedKeys(propertiesOf(schema) as Schema)) params[name] = paramOf(schema, name, types, where, alwaysRequired)
-  return params
-}
-
-/** The param `name` of an object schema; `where` names that schema. */
 export function paramOf (schema: Schema, name: string, types: TypeNames, where: string, alwaysRequired: boolean): ManifestParam {
-  const property = (propertiesOf(schema) as Record<string, Schema>)[name]
-  const required = alwaysRequired || (Array.isArray(schema.required) && schema.required.includes(name))
-  const param: ManifestParam = { type: typeNameOf(property, types, `${where}.${name}`), required }
-  if (property.default !== undefined) param.default = copyOf(property.default)
-  if (typeof property.description === 'string') param.description = property.description
+  const property = (propertiesOf(schema) as Record<string, unknown>)[name]
+  const field = `${where}.${name}`
+  const type = typeNameOf(property, types, field)
+  const { default: defaultValue, description } = property as Schema
+  const listed = Array.isArray(schema.required) && schema.required.includes(name)
+  const param: ManifestParam = { type, required: alwaysRequired || (listed && defaultValue === undefined) }
+  if (defaultValue !== undefined) param.default = jsonCopy(defaultValue, `${field} default`)
+  if (typeof description === 'string') param.description = description
   return param
-}
-
-/** A copy of a default value, so the manifest never shares an object with the user's schema. */
-function copyOf (value: unknown): unknown {
-  return value !== null && typeof value === 'object' ? structuredClone(value) : value
-}
-
-/** Entries sorted by key in code-unit order, as every map of the manifest is. */
-export function sortedEntries<V> (record: Readonly<Record<string, V>>): [string, V][] {
-  return sortedKeys(record).map((key) => [key, record[key]])
-}
-
-/** The keys of a record in code-unit order. */
-export function sortedKeys (record: Readonly<Record<string, unknown>>): string[] {
-  // The default sort compares UTF-16 code units, the order RFC 8785 uses.
-  return Object.keys(record).sort()
 }

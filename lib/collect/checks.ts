@@ -1,3 +1,4 @@
+import { describeValue } from '../describe.js'
 import { FST_SVC_INVALID_NAME, FST_SVC_INVALID_ROUTE_OPTION, FST_SVC_MISSING_DESCRIPTION } from '../errors.js'
 import { DOTTED_NAME, TYPE_NAME } from '../manifest/names.js'
 
@@ -9,15 +10,15 @@ export function assertName (kind: EntryKind, name: unknown, where: string): asse
   const rule = kind === 'type'
     ? 'an identifier (letters, digits, "_" or "$", not starting with a digit)'
     : 'dot-separated words of letters, digits, "_" or "-", each starting with a letter (e.g. "cart.add")'
-  throw new FST_SVC_INVALID_NAME(`${kind} name ${JSON.stringify(name)} (${where}) must be ${rule}.`)
+  throw new FST_SVC_INVALID_NAME(`${kind} name ${describeValue(name)} (${where}) must be ${rule}.`)
 }
 
-export function assertDescription (description: unknown, where: string): asserts description is string {
+export function assertDescription (description: unknown, where: string, hint = ''): asserts description is string {
   if (typeof description === 'string' && description.trim() !== '') return
-  throw new FST_SVC_MISSING_DESCRIPTION(`${where} needs a non-empty "description" string.`)
+  throw new FST_SVC_MISSING_DESCRIPTION(`${where} needs a non-empty "description" string.${hint}`)
 }
 
 /** Refuses a field of the `svc` route option. */
 export function invalid (route: string, field: string, expected: string, actual: unknown): never {
-  throw new FST_SVC_INVALID_ROUTE_OPTION(`route ${route}: ${field} must be ${expected}; got ${JSON.stringify(actual) ?? String(actual)}.`)
+  throw new FST_SVC_INVALID_ROUTE_OPTION(`route ${route}: ${field} must be ${expected}; got ${describeValue(actual)}.`)
 }

@@ -2,7 +2,8 @@ import type { RouteOptions } from 'fastify'
 import { FST_SVC_MULTI_METHOD, FST_SVC_UNKNOWN_REF } from '../errors.js'
 import { isPlainObject } from '../options.js'
 import { refName, type TypeNames } from '../build/type-map.js'
-import { addRouteParamSources, installParams, refsIn, responseSchema, svcParamsPlace } from './route-schemas.js'
+import { addPathParamSources, addRouteParamSources, installParams, responseSchema, svcParamsPlace } from './route-schemas.js'
+import { inspectSchema } from './schema-check.js'
 import type { CommandSource } from './sources.js'
 import { readSvcOption } from './svc-option.js'
 
@@ -11,13 +12,15 @@ export type CommandRouteListener = (routeOptions: RouteOptions, command: Command
 
 /**
  * The `onRoute` hook: turns routes with a `svc` option into command sources. Problems are recorded and
- * raised from `onReady`, so that `ready()` rejects with the first of them and nothing is served.
+ * raised from `onReady`, so that `ready()` rejects with all of one kind at once and nothing is served.
  */
 export class RouteCollector {
   readonly commands: CommandSource[] = []
   readonly errors: Error[] = []
   /** The commands collected for each `svc` object, to recognise Fastify's HEAD and prefix twins. */
   private readonly seen = new Map<object, CommandSource[]>()
+  /** The URLs whose `svc` object was refused, so that their twins do not report the same problem again. */
+  private readonly refused = new Map<unknown, Set<string>>()
 
   constructor (private readonly types: TypeNames, private readonly onCommandRoute: CommandRouteListener) {}
 
@@ -27,7 +30,11 @@ export class RouteCollector {
     try {
       this.collect(routeOptions, svc)
     } catch (error) {
-      this.errors.push(error as Error)
+      const url = withoutTrailingSlash(routeOptions.url as string)
+      const urls = this.refused.get(svc) ?? new Set<string>()
+      if (!urls.has(url)) this.errors.push(error as Error)
+      urls.add(url)
+      this.refused.set(svc, urls)
     }
   }
 
@@ -40,13 +47,17 @@ export class RouteCollector {
       this.onCommandRoute(routeOptions, twinOf)
       return
     }
-    const command = readSvcOption(svc, method, url)
+    const routeSchema = isPlainObject(routeOptions.schema) ? routeOptions.schema as Record<string, unknown> : undefined
+    const command = readSvcOption(svc, method, url, routeSchema)
     if (command.svcParams !== undefined) {
-      this.assertRefsKnown(command.svcParams, `${command.route} svc.params`)
+      const where = `${command.route} svc.params`
+      addPathParamSources(command, routeSchema)
+      // Checked whole before it becomes the route's validation schema, whose compiler would fail on it later.
+      this.assertRefsKnown(inspectSchema(command.svcParams, where), where)
       installParams(routeOptions, method, command.svcParams, command.route)
-      command.paramSources.push({ where: `${command.route} svc.params`, schema: command.svcParams, place: svcParamsPlace(method) })
+      command.paramSources.push({ where, schema: command.svcParams, place: svcParamsPlace(method) })
     } else {
-      addRouteParamSources(command, routeOptions)
+      addRouteParamSources(command, routeSchema)
     }
     command.returns ??= responseSchema(routeOptions, command.route)
     this.commands.push(command)
@@ -58,6 +69,7 @@ export class RouteCollector {
   release (): void {
     this.commands.length = 0
     this.seen.clear()
+    this.refused.clear()
   }
 
   /** The command this route repeats: the auto HEAD route of a GET, or the second URL of a prefixed `'/'`. */
@@ -82,11 +94,16 @@ export class RouteCollector {
    * `svc.params` becomes the route's validation schema, so a `$ref` in it must resolve now: otherwise the
    * validator compiler fails first, with an error that does not name the command.
    */
-  private assertRefsKnown (schema: unknown, where: string): void {
-    for (const ref of refsIn(schema)) {
-      if (refName(ref, this.types) === undefined) {
+  private assertRefsKnown (refs: readonly string[], where: string, checked = new Set<string>()): void {
+    for (const ref of refs) {
+      const name = refName(ref, this.types)
+      if (name === undefined) {
         throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${ref}", which is not a registered type. Register it with the "types" option (or app.svc.type() before this route).`)
       }
+      // The validator compiles the types it refers to as well, so their own refs must resolve too.
+      if (checked.has(name)) continue
+      checked.add(name)
+      this.assertRefsKnown(this.types.refsOf(name), `${where} → type "${name}"`, checked)
     }
   }
 }

@@ -1,13 +1,30 @@
+import { describeValue } from '../describe.js'
 import {
-  FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD, FST_SVC_UNMAPPABLE_SCHEMA
+  FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME, FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD,
+  FST_SVC_UNMAPPABLE_SCHEMA
 } from '../errors.js'
 import { isObjectSchema, type Schema, type TypeNames } from '../build/type-map.js'
 import type { SvcLayout } from '../manifest/types.js'
 import { isPlainObject, type Config, type JsonSchema, type SvcChannelAuthorize, type SvcChannelOptions, type SvcEventOptions } from '../options.js'
 import { assertDescription, assertName } from './checks.js'
+import { inspectSchema } from './schema-check.js'
 
 export interface EventEntry { description: string, data?: Schema }
 export interface ChannelEntry { description: string, authorize?: SvcChannelAuthorize }
+
+/**
+ * Names a type cannot have: the manifest's own type names (and `integer`, which maps to one), and the
+ * names JavaScript's `typeof` gives values JSON cannot hold, which a manifest never serves as types.
+ */
+const RESERVED_TYPE_NAMES = new Set([
+  'string', 'number', 'integer', 'boolean', 'array', 'object', 'null', 'undefined', 'bigint', 'symbol', 'function'
+])
+/**
+ * Names a type cannot have because it is shared with Fastify under its name, and Fastify's shared schemas
+ * (and Ajv's) are looked up in plain objects, where these names are taken by `Object.prototype`: a `$ref`
+ * to such a type would resolve to something else, and validate nothing.
+ */
+const PROTOTYPE_NAMES = new Set(Object.getOwnPropertyNames(Object.prototype))
 
 /**
  * Types, events and channels declared through the options or `app.svc.*`, until the manifest is built.
@@ -18,6 +35,10 @@ export class Declarations implements TypeNames {
   readonly events = new Map<string, EventEntry>()
   readonly channels = new Map<string, ChannelEntry>()
   private readonly idToName = new Map<string, string>()
+  /** Each registered schema object, so that using the very object elsewhere names its type. */
+  private readonly schemaToName = new Map<object, string>()
+  /** The `$ref`s inside each registered type. */
+  private readonly typeRefs = new Map<string, readonly string[]>()
   private readonly layout: SvcLayout
   private closed = false
 
@@ -40,18 +61,41 @@ export class Declarations implements TypeNames {
     return this.idToName.get(id) ?? (this.types.has(id) ? id : undefined)
   }
 
+  nameOfSchema (schema: object): string | undefined {
+    return this.schemaToName.get(schema)
+  }
+
+  refsOf (name: string): readonly string[] {
+    return this.typeRefs.get(name) as readonly string[]
+  }
+
   addType (name: string, schema: JsonSchema): void {
-    this.assertOpen(`app.svc.type("${name}")`)
+    this.assertOpen(`app.svc.type(${describeValue(name)})`)
     assertName('type', name, 'types')
+    if (RESERVED_TYPE_NAMES.has(name)) {
+      throw new FST_SVC_INVALID_NAME(`type name "${name}" (types) is reserved: it is a JSON type name, or one a manifest never serves. Choose another name.`)
+    }
+    if (PROTOTYPE_NAMES.has(name)) {
+      throw new FST_SVC_INVALID_NAME(`type name "${name}" (types) is a property of Object.prototype: Fastify and Ajv look shared schemas up by name in plain objects, so a $ref to it would not reach it. Choose another name.`)
+    }
     if (!isPlainObject(schema)) throw new FST_SVC_INVALID_OPTION(`type "${name}" must be a JSON Schema object.`)
     this.assertNew(this.types, 'type', name)
+    // Checked before Fastify sees it: its validator compiler would fail on it later, naming no type.
+    const refs = inspectSchema(schema, `type "${name}"`)
+    const protoKey = protoKeyIn(schema, `type "${name}"`)
+    if (protoKey !== undefined) {
+      throw new FST_SVC_INVALID_NAME(`${protoKey} has a key named "__proto__". A type is shared with Fastify, which copies shared schemas in a way that turns such a key into the object's prototype, so it would validate something else. Rename it, or declare the schema in svc.params or a route schema instead.`)
+    }
     this.types.set(name, schema)
+    this.typeRefs.set(name, refs)
     this.onType(name, schema)
     if (typeof schema.$id === 'string') this.idToName.set(schema.$id, name)
+    // The first name wins when one object is registered under two.
+    if (!this.schemaToName.has(schema)) this.schemaToName.set(schema, name)
   }
 
   addEvent (name: string, options: SvcEventOptions): void {
-    this.assertOpen(`app.svc.event("${name}")`)
+    this.assertOpen(`app.svc.event(${describeValue(name)})`)
     assertName('event', name, 'events')
     if (!isPlainObject(options)) throw new FST_SVC_INVALID_OPTION(`event "${name}" must be an object { description, data? }.`)
     assertDescription(options.description, `event "${name}"`)
@@ -61,14 +105,15 @@ export class Declarations implements TypeNames {
     if (options.data !== undefined && !isObjectSchema(options.data)) {
       throw new FST_SVC_UNMAPPABLE_SCHEMA(`event "${name}": "data" must be an object schema (each property is a payload field), for example Type.Object({ items: Type.Array(Type.String()) }).`)
     }
+    if (options.data !== undefined) inspectSchema(options.data, `event "${name}" data`)
     this.assertNew(this.events, 'event', name)
     this.events.set(name, { description: options.description, data: options.data as Schema | undefined })
   }
 
   addChannel (name: string, options: SvcChannelOptions): void {
-    this.assertOpen(`app.svc.channel("${name}")`)
+    this.assertOpen(`app.svc.channel(${describeValue(name)})`)
     if (this.layout !== '0.5.0') {
-      throw new FST_SVC_LAYOUT_FIELD(`channel "${name}": channels exist only in layout "0.5.0". Set svc: '0.5.0' or remove the channel.`)
+      throw new FST_SVC_LAYOUT_FIELD(`channel ${describeValue(name)}: channels exist only in layout "0.5.0". Set svc: '0.5.0' or remove the channel.`)
     }
     assertName('channel', name, 'channels')
     if (!isPlainObject(options)) throw new FST_SVC_INVALID_OPTION(`channel "${name}" must be an object { description }.`)
@@ -94,4 +139,18 @@ export class Declarations implements TypeNames {
   private assertNew (map: Map<string, unknown>, kind: string, name: string): void {
     if (map.has(name)) throw new FST_SVC_DUPLICATE_NAME(`${kind} "${name}" is registered twice. Give each ${kind} its own name.`)
   }
+}
+
+/** Where in a value (inspected already, so of bounded depth) an own key named `__proto__` is, if anywhere. */
+function protoKeyIn (value: unknown, path: string): string | undefined {
+  if (value === null || typeof value !== 'object') return undefined
+  if (Object.hasOwn(value, '__proto__')) return path
+  const entries: Array<[string, unknown]> = Array.isArray(value)
+    ? value.map((item, index) => [`${path}[${index}]`, item])
+    : Object.keys(value).map((key) => [`${path}.${key}`, (value as Record<string, unknown>)[key]])
+  for (const [at, child] of entries) {
+    const found = protoKeyIn(child, at)
+    if (found !== undefined) return found
+  }
+  return undefined
 }

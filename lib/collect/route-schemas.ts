@@ -1,13 +1,14 @@
 import type { RouteOptions } from 'fastify'
 import { FST_SVC_PARAMS_DECLARED_TWICE, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import { isPlainObject } from '../options.js'
-import { isObjectWithProperties, type Schema } from '../build/type-map.js'
-import type { CommandSource } from './sources.js'
+import { isObjectWithProperties, propertiesOf, type Schema } from '../build/type-map.js'
+import type { CommandSource, ParamSource } from './sources.js'
 import { invalid } from './checks.js'
+import { pathParamsOf, type PathParam } from './path-params.js'
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
-/** Where params are read from when `svc.params` is absent, in this order, and where a caller puts each. */
-const PARAM_PLACES = [['params', 'path'], ['querystring', 'query'], ['body', 'body']] as const
+/** Where params are read from when `svc.params` is absent, after the path params, in this order. */
+const PARAM_PLACES = [['querystring', 'query'], ['body', 'body']] as const
 const RESPONSE_CODES = ['200', '201', '2xx']
 
 /** Where `svc.params` goes: the body for POST/PUT/PATCH, the query string otherwise. */
@@ -28,16 +29,6 @@ export function objectSchema (value: unknown, route: string, field: string): Sch
   return schema
 }
 
-export function refsIn (value: unknown, found: string[] = []): string[] {
-  if (Array.isArray(value)) {
-    for (const item of value) refsIn(item, found)
-  } else if (isPlainObject(value)) {
-    if (typeof value.$ref === 'string') found.push(value.$ref)
-    for (const child of Object.values(value)) refsIn(child, found)
-  }
-  return found
-}
-
 /** Installs `svc.params` as the route's body or querystring schema, without touching the user's objects. */
 export function installParams (routeOptions: RouteOptions, method: string, params: Schema, route: string): void {
   const place = BODY_METHODS.has(method) ? 'body' : 'querystring'
@@ -48,12 +39,48 @@ export function installParams (routeOptions: RouteOptions, method: string, param
   routeOptions.schema = { ...schema, [place]: params }
 }
 
-export function addRouteParamSources (command: CommandSource, routeOptions: RouteOptions): void {
-  const schema = (routeOptions.schema ?? {}) as Record<string, unknown>
+/**
+ * The path params, always params of the command: from `schema.params` when the route has it, then any
+ * `:name` (or wildcard `*`) of the URL that it leaves out, as a string.
+ */
+export function addPathParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
+  const fromUrl = command.url.includes(':') || command.url.includes('*') ? pathParamsOf(command.url) : []
+  const optional = optionalNames(fromUrl)
+  let declared: Record<string, unknown> | undefined
+  if (routeSchema?.params !== undefined) {
+    const schema = objectSchema(routeSchema.params, command.route, 'schema.params')
+    command.paramSources.push(pathSource(`${command.route} schema.params`, schema, optional))
+    declared = propertiesOf(schema)
+  }
+  const missing = declared === undefined ? fromUrl : fromUrl.filter(({ name }) => !Object.hasOwn(declared, name))
+  if (missing.length > 0) command.paramSources.push(pathSource(`${command.route} URL`, urlParamsSchema(missing), optional))
+}
+
+function pathSource (where: string, schema: Schema, optional: ReadonlySet<string> | undefined): ParamSource {
+  return optional === undefined ? { where, schema, place: 'path' } : { where, schema, place: 'path', optional }
+}
+
+function optionalNames (params: PathParam[]): ReadonlySet<string> | undefined {
+  const optional = params.filter((param) => param.optional)
+  return optional.length === 0 ? undefined : new Set(optional.map((param) => param.name))
+}
+
+/** The object schema of URL params no schema declares: each a string, as the router hands it over. */
+function urlParamsSchema (params: PathParam[]): Schema {
+  // Null-prototype: a param named `__proto__` is a property like any other.
+  const properties: Record<string, Schema> = Object.create(null)
+  for (const { name } of params) properties[name] = { type: 'string' }
+  return { type: 'object', properties, required: params.filter((param) => !param.optional).map((param) => param.name) }
+}
+
+/** Params derived from the route's own schemas: path params, then `schema.querystring`, then `schema.body`. */
+export function addRouteParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
+  addPathParamSources(command, routeSchema)
+  if (routeSchema === undefined) return
   for (const [field, place] of PARAM_PLACES) {
-    if (schema[field] === undefined) continue
+    if (routeSchema[field] === undefined) continue
     const where = `${command.route} schema.${field}`
-    command.paramSources.push({ where, schema: objectSchema(schema[field], command.route, `schema.${field}`), place })
+    command.paramSources.push({ where, schema: objectSchema(routeSchema[field], command.route, `schema.${field}`), place })
   }
 }
 
@@ -69,12 +96,12 @@ export function responseSchema (routeOptions: RouteOptions, route: string): Comm
   }
   if (code === undefined) return undefined
   let schema = response[code] as Schema
-  const content = schema.content as Record<string, { schema?: Schema }> | undefined
+  const content = isPlainObject(schema) ? schema.content : undefined
   if (isPlainObject(content)) {
     const media = content['application/json'] ?? Object.values(content)[0]
     // An empty content map declares no body. An entry without a schema is refused by Fastify itself.
-    if (media === undefined) return undefined
+    if (!isPlainObject(media)) return undefined
     schema = media.schema as Schema
   }
-  return { where: `${route} schema.response.${code}`, schema }
+  return { where: `${route} schema.response.${code}`, schema, fromResponse: true }
 }

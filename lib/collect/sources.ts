@@ -4,12 +4,14 @@ import type { SvcHints } from './svc-option.js'
 /** Where a caller puts a param: in the URL path, the query string or the JSON body. */
 export type ParamPlace = 'path' | 'query' | 'body'
 
-/** Where a command's params come from: `svc.params`, or the route's own schemas in this order. */
+/** Where a command's params come from: path params first, then `svc.params` or the route's querystring and body schemas. */
 export interface ParamSource {
   where: string
   schema: Schema
   /** Path params are always required: the URL carries them. */
   place: ParamPlace
+  /** Path params the URL lets a caller leave out (a last `:name?`): the only ones not required. */
+  optional?: ReadonlySet<string>
 }
 
 /** What the manifest needs of one tagged route, copied at `onRoute` time (Fastify mutates the options later). */
@@ -24,7 +26,8 @@ export interface CommandSource {
   paramSources: ParamSource[]
   /** `svc.params`, installed as the validation schema of the route and of its twins. */
   svcParams?: Schema
-  returns?: { where: string, schema: Schema }
+  /** `fromResponse`: read from the route's response schema rather than given as `svc.returns`. */
+  returns?: { where: string, schema: Schema, fromResponse?: true }
   tags?: string[]
   hints?: SvcHints
   auth?: 'required'

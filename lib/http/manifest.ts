@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { FastifyReply, FastifyRequest, onSendHookHandler, RouteHandlerMethod } from 'fastify'
 import { FST_SVC_NOT_READY } from '../errors.js'
 import type { Manifest } from '../manifest/types.js'
 
@@ -9,6 +9,8 @@ export interface PreparedResponse {
   /** The ETag header value, `"<checksum>"`. */
   etag: string
   headers: Record<string, string>
+  /** The headers of a HEAD 200: those of a GET, with the length of the body it leaves out. */
+  headHeaders: Record<string, string>
   notModifiedHeaders: Record<string, string>
 }
 
@@ -16,30 +18,67 @@ export interface PreparedResponse {
 export function prepareResponse (manifest: Readonly<Manifest>, maxAge: number, link?: string): PreparedResponse {
   const cacheControl = `public, max-age=${maxAge}`
   const etag = `"${manifest.checksum}"`
+  const body = Buffer.from(JSON.stringify(manifest), 'utf8')
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', etag, 'cache-control': cacheControl }
   const notModifiedHeaders: Record<string, string> = { etag, 'cache-control': cacheControl }
   if (link !== undefined) headers.link = notModifiedHeaders.link = link
-  return { body: Buffer.from(JSON.stringify(manifest), 'utf8'), checksum: manifest.checksum, etag, headers, notModifiedHeaders }
+  return {
+    body,
+    checksum: manifest.checksum,
+    etag,
+    headers,
+    headHeaders: { ...headers, 'content-length': String(body.length) },
+    notModifiedHeaders
+  }
 }
 
 /**
- * True when an `If-None-Match` value names this checksum: `*`, or a comma-separated list whose entries
- * may be weak (`W/`), quoted or bare (a client may send the checksum copied from the body).
+ * True when an `If-None-Match` field value names this checksum (RFC 9110 §13.1.2): `*` as the whole
+ * value, or a comma-separated list of entity-tags, each `"…"` or `W/"…"`. An entity-tag is read up to its
+ * closing quote, so a comma inside it does not split it, and a `*` among other entries matches nothing.
+ * Entries without quotes are read up to the next comma, so a client may send the bare checksum copied from
+ * the body. A malformed field (an unterminated quote, text after an entity-tag) matches nothing.
  */
 export function matchesChecksum (ifNoneMatch: string, checksum: string): boolean {
-  for (const entry of ifNoneMatch.split(',')) {
-    let tag = entry.trim()
-    if (tag === '*') return true
-    if (tag.startsWith('W/')) tag = tag.slice(2)
-    if (tag.length >= 2 && tag.startsWith('"') && tag.endsWith('"')) tag = tag.slice(1, -1)
-    if (tag === checksum) return true
+  const value = ifNoneMatch.trim()
+  if (value === '*') return true
+  let matched = false
+  let index = 0
+  while (index < value.length) {
+    index = afterSpaces(value, index)
+    if (value[index] === ',') {
+      index++
+      continue
+    }
+    if (value.startsWith('W/', index)) index += 2
+    let tag: string
+    if (value[index] === '"') {
+      const close = value.indexOf('"', index + 1)
+      if (close === -1) return false
+      tag = value.slice(index + 1, close)
+      index = afterSpaces(value, close + 1)
+      if (index < value.length && value[index] !== ',') return false
+    } else {
+      const comma = value.indexOf(',', index)
+      const end = comma === -1 ? value.length : comma
+      tag = value.slice(index, end).trim()
+      if (/["\s]/.test(tag)) return false
+      index = end
+    }
+    if (tag === checksum) matched = true
   }
-  return false
+  return matched
+}
+
+function afterSpaces (value: string, index: number): number {
+  while (value[index] === ' ' || value[index] === '\t') index++
+  return index
 }
 
 /**
- * The GET handler (Fastify derives HEAD from it). `current()` is set in `onReady`, before any request;
- * it stays undefined only when building failed, and `app.inject()` still answers after a rejected `ready()`.
+ * The handler of GET and HEAD. `current()` is set in `onReady`, before any request; it stays undefined
+ * only when building failed, and `app.inject()` still answers after a rejected `ready()`. HEAD is a route
+ * of its own rather than Fastify's automatic twin, whose hook writes `content-length: 0` on a 304.
  */
 export function manifestHandler (current: () => PreparedResponse | undefined): RouteHandlerMethod {
   return function serveManifest (request: FastifyRequest, reply: FastifyReply) {
@@ -52,6 +91,17 @@ export function manifestHandler (current: () => PreparedResponse | undefined): R
     if (ifNoneMatch !== undefined && (ifNoneMatch === prepared.etag || matchesChecksum(ifNoneMatch, prepared.checksum))) {
       return reply.code(304).headers(prepared.notModifiedHeaders).send()
     }
+    if (request.method === 'HEAD') return reply.headers(prepared.headHeaders).send()
     return reply.headers(prepared.headers).send(prepared.body)
   }
+}
+
+/**
+ * The manifest is public and cacheable by shared caches: a cookie that an app-wide hook (a session plugin)
+ * sets on every response must not reach it. Runs after the app's own `onSend` hooks, which come first.
+ */
+export const withoutCookies: onSendHookHandler = function withoutCookies (_request, reply, payload, done) {
+  reply.removeHeader('set-cookie')
+  reply.raw.removeHeader('set-cookie')
+  done(null, payload)
 }

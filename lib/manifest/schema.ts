@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { DOTTED_NAME_PATTERN, TYPE_NAME_PATTERN } from './names.js'
+import { DOTTED_NAME_PATTERN, TYPE_REFERENCE_PATTERN } from './names.js'
 
 /**
  * The served manifest of each layout as TypeBox schemas: the single source of the wire format. The TypeScript
@@ -13,7 +13,8 @@ const ISO_UTC_MILLIS = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$'
 const HTTP_URL = '^https?://\\S+$'
 
 const Text = Type.String({ minLength: 1 })
-const TypeName = Type.String({ pattern: TYPE_NAME_PATTERN })
+/** A `type` field: a JSON type or the name of a type of the manifest (`typeReferenceErrors` checks that it is one). */
+const TypeName = Type.String({ pattern: TYPE_REFERENCE_PATTERN })
 
 /** A map from names matching `pattern` to `value`, refusing any other key. */
 function NamedMap<T extends TSchema> (pattern: string, value: T) {
@@ -74,7 +75,7 @@ export const ManifestAuthSchema = Type.Object({
 
 const commands = NamedMap(DOTTED_NAME_PATTERN, ManifestCommandSchema)
 const events = NamedMap(DOTTED_NAME_PATTERN, ManifestEventSchema)
-const types = NamedMap(TYPE_NAME_PATTERN, ManifestTypeSchema)
+const types = NamedMap(TYPE_REFERENCE_PATTERN, ManifestTypeSchema)
 const checksum = Type.String({ pattern: SHA256_HEX, description: 'Lowercase hex SHA-256 of the RFC 8785 canonical JSON of commands.' })
 const updatedAt = Type.String({ pattern: ISO_UTC_MILLIS, description: 'ISO 8601, UTC, milliseconds.' })
 

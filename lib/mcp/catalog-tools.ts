@@ -49,14 +49,8 @@ export function inputSchemaOf (command: CatalogCommand, resolve: ResolveSchema):
   const bundle = new SchemaBundle(resolve)
   const properties: Record<string, object> = Object.create(null)
   const required: string[] = []
-  const { pathParams, optionalParam } = splitTemplate(command.url)
-  // A URL param no schema declares is a string, as the router hands it over.
-  const declared = new Set(command.paramSchemas.flatMap(({ schema }) => Object.keys(propertiesOf(schema) as Schema)))
-  for (const name of pathParams) {
-    if (declared.has(name)) continue
-    properties[name] = { type: 'string' }
-    if (name !== optionalParam) required.push(name)
-  }
+  // The catalog lists every URL param among the path params, a string where no schema declares it.
+  const { optionalParam } = splitTemplate(command.url)
   let additionalProperties: unknown
   for (const { schema, place } of command.paramSchemas) {
     const resource = bundle.resource(schema, place)

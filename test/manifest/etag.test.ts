@@ -72,7 +72,7 @@ t.test('If-None-Match variants that match give 304 with etag and cache-control a
     ` "${sum}" `,
     `"other", "${sum}"`,
     `"aaa",W/"${sum}",  "bbb"`,
-    '"nope", *',
+    `, ,"${sum}",`,
     `${sum},other`
   ]
   for (const method of ['GET', 'HEAD'] as const) {
@@ -102,7 +102,10 @@ t.test('If-None-Match variants that do not match give the full 200', async (t) =
     `w/"${sum}"`,
     '"a", "b"',
     '**',
-    `"${sum}"; "other"`
+    `"${sum}"; "other"`,
+    '"nope", *',
+    `"x,${sum},y"`,
+    `"${sum}" x`
   ]
   for (const method of ['GET', 'HEAD'] as const) {
     for (const ifNoneMatch of mismatching) {

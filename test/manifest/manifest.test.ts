@@ -130,8 +130,10 @@ t.test('two apps declaring the same things in another order serve the same bytes
   t.same(Object.keys(JSON.parse(first).commands), ['cart.items', 'carts', 'search'])
   t.same(Object.keys(JSON.parse(first).types), ['Cart', 'Product'])
   t.same(Object.keys(JSON.parse(first).events), ['cart.updated', 'order.placed'])
-  t.same(Object.keys(JSON.parse(first).events['cart.updated'].data), ['items', 'total'])
   t.same(Object.keys(JSON.parse(first).channels), ['cart', 'orders'])
+  t.same(Object.keys(JSON.parse(first).events['cart.updated'].data), ['total', 'items'], 'event data in its schema\'s order')
+  t.same(Object.keys(JSON.parse(first).types.Product.properties), ['sku', 'price'], 'type properties in their schema\'s order')
+  t.same(Object.keys(JSON.parse(first).commands.search.params), ['q', 'limit'], 'params in their schema\'s order')
 })
 
 t.test('names are sorted in code-unit order (uppercase before lowercase)', async (t) => {

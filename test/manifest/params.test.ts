@@ -13,9 +13,10 @@ t.test('svc.params become the command params: type, required, default, descripti
     app.get('/search', { svc: { description: 'Search', params: searchParams() } }, async () => [])
   }))
   t.same(manifest.commands.search.params, {
-    limit: { type: 'number', required: false, default: 10 },
-    q: { type: 'string', required: true, description: 'Search words' }
+    q: { type: 'string', required: true, description: 'Search words' },
+    limit: { type: 'number', required: false, default: 10 }
   })
+  t.same(Object.keys(manifest.commands.search.params ?? {}), ['q', 'limit'], 'in the order the schema declares them, as the spec\'s own example')
 })
 
 t.test('required is always a boolean, false when the schema has no required list', async (t) => {
@@ -122,10 +123,10 @@ t.test('svc.params keep the rest of the route schema (params, response) working'
   const ok = await app.inject({ method: 'POST', url: '/carts/7/items', payload: { sku: 'a' } })
   t.same(ok.json(), { id: 7 }, 'response schema still serialises')
   const manifest = await fetchManifest(app)
-  t.same(manifest.commands['carts.items'].params, { sku: { type: 'string', required: true } }, 'svc.params alone describe the command')
+  t.same(manifest.commands['carts.items'].params, { id: { type: 'number', required: true }, sku: { type: 'string', required: true } }, 'the path params from schema.params, then svc.params')
 })
 
-t.test('without svc.params, params come from schema.params, schema.querystring and schema.body, in one sorted map', async (t) => {
+t.test('without svc.params, params come from schema.params, schema.querystring and schema.body, in that order', async (t) => {
   const manifest = await fetchManifest(await readyApp({}, (app) => {
     app.put('/carts/:id/items/:sku', {
       schema: {
@@ -137,14 +138,14 @@ t.test('without svc.params, params come from schema.params, schema.querystring a
     }, async () => ({}))
   }))
   const params = manifest.commands['carts.items'].params ?? {}
-  t.same(Object.keys(params), ['dryRun', 'id', 'note', 'quantity', 'sku'], 'sorted by name, like every map of the manifest')
+  t.same(Object.keys(params), ['sku', 'id', 'dryRun', 'quantity', 'note'], 'path params, then querystring, then body, each in declaration order')
   t.same(params, {
     id: { type: 'string', required: true, description: 'Cart id' },
     sku: { type: 'string', required: true },
     dryRun: { type: 'boolean', required: false },
     note: { type: 'string', required: false, description: 'Gift note' },
-    quantity: { type: 'number', required: true, default: 1 }
-  })
+    quantity: { type: 'number', required: false, default: 1 }
+  }, 'a param with a default is not required, even when the schema lists it')
 })
 
 t.test('path params are required even when the schema does not list them', async (t) => {
@@ -159,8 +160,8 @@ t.test('an app that already has route schemas gets its params by adding svc: { d
     app.get('/search', { schema: { querystring: searchParams() }, svc: { description: 'Search' } }, async (request) => request.query)
   })
   t.same((await fetchManifest(app)).commands.search.params, {
-    limit: { type: 'number', required: false, default: 10 },
-    q: { type: 'string', required: true, description: 'Search words' }
+    q: { type: 'string', required: true, description: 'Search words' },
+    limit: { type: 'number', required: false, default: 10 }
   })
   t.equal((await app.inject({ method: 'GET', url: '/search' })).statusCode, 400, 'the route schema still validates')
 })

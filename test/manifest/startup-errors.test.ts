@@ -118,7 +118,7 @@ for (const [label, svc, field] of [
 
 t.test('the bad value is quoted in the message', async (t) => {
   await t.rejects(ready(route({ description: 'X', auth: 'optional' })), { message: /got "optional"/ })
-  await t.rejects(ready(route({ description: 'X', hints: { idempotent: undefined } })), { message: /svc\.hints\.idempotent must be a boolean; got undefined/ })
+  await t.rejects(ready(route({ description: 'X', hints: { idempotent: undefined } })), { message: /svc\.hints\.idempotent must be a boolean; got nothing/ })
 })
 
 t.test('unknown $ref: in svc.params (checked when the route is added), svc.returns, events and types', async (t) => {
@@ -212,7 +212,7 @@ for (const maxAge of [-1, 1.5, '300', Number.NaN, Infinity, null]) {
 }
 
 t.test('an unknown option is refused and the known ones are listed', async (t) => {
-  await t.rejects(ready(app({ baseURL: 'https://x.example' })), { code: 'FST_SVC_INVALID_OPTION', message: /unknown option "baseURL"\. Known options: svc, name, .*maxAge, basePath, invoke, realtime, mcp\./ })
+  await t.rejects(ready(app({ baseURL: 'https://x.example' })), { code: 'FST_SVC_INVALID_OPTION', message: /unknown option "baseURL"\. Known options: svc, name, .*maxAge, unseenRoutes, basePath, invoke, realtime, mcp\./ })
 })
 
 for (const svc of ['2.0', '0.5', 1, '']) {
@@ -264,4 +264,62 @@ t.test('options given as a function must give an object', async (t) => {
 
 t.test('a value JSON cannot write is still named', async (t) => {
   await t.rejects(ready(app({ version: Symbol('2.3.0') })), { code: 'FST_SVC_INVALID_OPTION', message: /"version" must be a non-empty string; got Symbol\(2\.3\.0\)/ })
+})
+
+t.test('every name clash is reported at once, in one error', async (t) => {
+  const error = await ready(app({}, (fastify) => {
+    fastify.get('/a', { svc: { name: 'same', description: 'A' } }, async () => ({}))
+    fastify.post('/b', { svc: { name: 'same', description: 'B' } }, async () => ({}))
+    fastify.get('/cart', { svc: { description: 'Cart' } }, async () => ({}))
+    fastify.post('/cart', { svc: { description: 'Cart' } }, async () => ({}))
+    fastify.get('/:only', { svc: { description: 'Nameless' } }, async () => ({}))
+  })).catch((caught: Error) => caught)
+  t.match(error, { code: 'FST_SVC_DUPLICATE_NAME' })
+  t.equal((error as Error).message, [
+    'Duplicate name: 2 problems:',
+    '- routes GET /a and POST /b are both command "same". Set svc.name on one of them.',
+    '- routes GET /cart and POST /cart are both command "cart". Set svc.name on one of them.'
+  ].join('\n'), 'the clashes first, every one of them; the underivable name waits for the next boot')
+})
+
+t.test('problems of one kind from several routes are reported together, each once', async (t) => {
+  const error = await ready(app({}, (fastify) => {
+    fastify.get('/a', { svc: { description: 'A', hints: { fast: true } as never } }, async () => ({}))
+    fastify.get('/b', { svc: { description: 'B', tags: 'b' as never } }, async () => ({}))
+    fastify.get('/c', { svc: { description: 'C', auth: 'maybe' as never } }, async () => ({}))
+  })).catch((caught: Error) => caught)
+  t.match(error, { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /^Invalid svc route option: 3 problems:\n- route GET \/a: svc\.hints\.fast .*\n- route GET \/b: svc\.tags .*\n- route GET \/c: svc\.auth / })
+})
+
+t.test('mapping problems of several commands are reported together', async (t) => {
+  const error = await ready(app({}, (fastify) => {
+    fastify.get('/a', { schema: { response: { 200: { anyOf: [{ type: 'string' }, { type: 'number' }] } } }, svc: { description: 'A' } }, async () => 1)
+    fastify.get('/b', { svc: { description: 'B', returns: {} } }, async () => ({}))
+  })).catch((caught: Error) => caught)
+  t.match(error, { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /2 problems:\n- GET \/a schema\.response\.200: it allows string, number\. .*\n- GET \/b svc\.returns: it declares no type/ })
+})
+
+t.test('svc.params check the refs of the types they refer to, since the validator compiles those too', async (t) => {
+  await t.rejects(ready(app({ types: { Cart: { type: 'object', properties: { line: { $ref: 'Line' } } } } }, (fastify) => {
+    fastify.post('/cart', { svc: { description: 'Cart', params: Type.Object({ cart: Type.Ref('Cart') }) } }, async () => ({}))
+  })), { code: 'FST_SVC_UNKNOWN_REF', message: /POST \/cart svc\.params → type "Cart" refers to "Line", which is not a registered type/ })
+  const types = {
+    Node: { type: 'object', properties: { next: { $ref: 'Link' } } },
+    Link: { anyOf: [{ $ref: 'Node' }, { type: 'null' }] }
+  }
+  await t.resolves(ready(app({ types }, (fastify) => {
+    fastify.post('/node', { svc: { description: 'Node', params: Type.Object({ node: Type.Ref('Node') }) } }, async () => ({}))
+  })), 'types that refer to each other')
+})
+
+t.test('a response schema Fastify tolerates but the manifest cannot name points at svc.returns', async (t) => {
+  await t.rejects(ready(app({}, (fastify) => {
+    fastify.get('/a', { schema: { response: { 200: { description: 'OK' } } }, svc: { description: 'A' } }, async () => ({}))
+  })), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /^Cannot map schema to a manifest type: GET \/a schema\.response\.200: it declares no type\. .* Or set svc\.returns to describe the return type without changing the route's response schema\.$/ })
+  await t.resolves(ready(app({}, (fastify) => {
+    fastify.get('/a', { schema: { response: { 200: { description: 'OK' } } }, svc: { description: 'A', returns: Type.Object({}) } }, async () => ({}))
+  })), 'svc.returns describes it instead')
+  await t.rejects(ready(app({}, (fastify) => {
+    fastify.get('/a', { svc: { description: 'A', returns: { description: 'OK' } } }, async () => ({}))
+  })), { message: /svc\.returns: it declares no type\. Give it exactly one type \(nullable and enums of one type are fine\)\.$/ }, 'no such hint for svc.returns itself')
 })

@@ -220,7 +220,7 @@ t.test('an unmappable event field or type property names it', async (t) => {
   await t.rejects(readyApp({ types: { Thing: Type.Object({ blob: Type.Unknown() }) } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Thing"\.blob/ })
   await t.rejects(readyApp({ types: { When: { type: 'date' } } }),
-    { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "When": "date" is not a JSON Schema type/ })
+    { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "When"\.type: "date" is not a JSON Schema type/ })
   await t.rejects(readyApp({ types: { Anything: {} } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Anything"/ })
 })
@@ -231,4 +231,48 @@ t.test('a $ref to an unregistered type is a startup error naming the command and
   }), { code: 'FST_SVC_UNKNOWN_REF', message: /GET \/p svc\.returns.*"Missing"/ })
   await t.rejects(readyApp({ events: { 'a.b': { description: 'A', data: Type.Object({ p: Type.Ref('Missing') }) } } }),
     { code: 'FST_SVC_UNKNOWN_REF', message: /event "a\.b" data\.p/ })
+})
+
+t.test('a schema that is the very object registered as a type maps to that type, without $id', async (t) => {
+  const Task = Type.Object({ title: Type.String(), done: Type.Boolean() })
+  const Tag = Type.String({ minLength: 1 })
+  const manifest = await fetchManifest(await readyApp({ types: { Task, Tag }, events: { 'task.added': { description: 'Added', data: Type.Object({ task: Task }) } } }, (app) => {
+    app.get('/tasks/:id', { schema: { response: { 200: Task } }, svc: { name: 'task', description: 'One task' } }, async () => ({ title: 't', done: false }))
+    app.post('/tasks', { svc: { description: 'Add', params: Type.Object({ task: Task, tag: Tag, note: Type.Optional(Tag) }), returns: Task } }, async () => ({}))
+    app.get('/maybe', { svc: { description: 'Maybe', returns: Type.Union([Task, Type.Null()]) } }, async () => null)
+  }))
+  t.same(manifest.commands.task.returns, { type: 'Task' }, 'schema.response')
+  t.same(manifest.commands.tasks.returns, { type: 'Task' }, 'svc.returns')
+  t.same(manifest.commands.tasks.params, {
+    task: { type: 'Task', required: true },
+    tag: { type: 'Tag', required: true },
+    // TypeBox's Optional() returns a copy of the schema, which is not the registered object.
+    note: { type: 'string', required: false }
+  }, 'params')
+  t.same(manifest.commands.maybe.returns, { type: 'Task' }, 'a nullable union of it')
+  t.same(manifest.events['task.added'].data, { task: { type: 'Task' } }, 'event data')
+  t.same(manifest.types.Task, { type: 'object', properties: { title: { type: 'string' }, done: { type: 'boolean' } } }, 'its own definition is not a reference to itself')
+  t.same(manifest.types.Tag, { type: 'string' })
+})
+
+t.test('identity: a registered type used in another type, and one object under two names', async (t) => {
+  const Money = Type.Object({ amount: Type.Number() })
+  const manifest = await fetchManifest(await readyApp({ types: { Money, Price: Type.Object({ net: Money, gross: Money }), Cash: Money } }))
+  t.same(manifest.types.Price.properties, { net: { type: 'Money' }, gross: { type: 'Money' } })
+  t.same(manifest.types.Cash, { type: 'object', properties: { amount: { type: 'number' } } }, 'the second name is a type of its own')
+})
+
+t.test('a copy of a registered schema is not the type: identity, not equality', async (t) => {
+  const Task = Type.Object({ title: Type.String() })
+  const manifest = await fetchManifest(await readyApp({ types: { Task } }, (app) => {
+    app.get('/copy', { svc: { description: 'Copy', returns: { ...Task } } }, async () => ({}))
+  }))
+  t.same(manifest.commands.copy.returns, { type: 'object' })
+})
+
+t.test('boolean schemas in unions and intersections', async (t) => {
+  t.equal(await paramType({ anyOf: [false, { type: 'string' }] }), 'string', 'false adds nothing to a union')
+  t.equal(await paramType({ allOf: [true, { type: 'number' }, false] }), 'number', 'booleans constrain nothing in allOf')
+  await t.rejects(paramType({ anyOf: [true, { type: 'string' }] }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /POST \/probe svc\.params\.value is the boolean schema true, which allows any value/ })
+  await t.rejects(paramType({ oneOf: [null] }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /svc\.params\.properties\.value\.oneOf\[0\] is null, where a schema belongs/ })
 })

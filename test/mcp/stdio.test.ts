@@ -94,7 +94,7 @@ t.test('in-process: registered types under $defs, about in the instructions, the
       to: { $ref: '#/$defs/Address' },
       zip: { $ref: '#/$defs/Zip' }
     },
-    required: ['node', 'to', 'zip'],
+    required: ['to', 'node', 'zip'],
     $defs: {
       Address: { type: 'object', description: 'Where to ship', properties: { city: { type: 'string', description: 'City name' } } },
       Node: { type: 'object', properties: { name: { type: 'string' }, parent: { $ref: '#/$defs/Node' } } },
