@@ -1,6 +1,7 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TSchema } from '@sinclair/typebox'
 import { manifestSchemas } from '../manifest/schema.js'
+import { typeReferenceErrors } from '../manifest/references.js'
 import type { Manifest } from '../manifest/types.js'
 import { checksumOf } from './checksum.js'
 import { MAX_NESTING_DEPTH, tooDeep, tooDeepError } from './nesting.js'
@@ -39,7 +40,9 @@ export function schemaErrors (manifest: unknown): string[] {
   if (checker === undefined) {
     return [`/svc: expected a known layout, "${[...checkers.keys()].join('" or "')}"; got ${JSON.stringify(layout) ?? 'nothing'}`]
   }
-  return firstErrorPerPath(checker.Errors(manifest))
+  const problems = firstErrorPerPath(checker.Errors(manifest))
+  // What a JSON Schema cannot say: each `type` names a JSON type or a type the manifest defines.
+  return problems.length > 0 ? problems : typeReferenceErrors(manifest as Manifest)
 }
 
 /** TypeBox reports a missing field twice (required, then its type): the first says it best. */

@@ -62,3 +62,11 @@ t.test('checksumOf from the client is the canonical checksum of any JSON value i
   t.equal(checksumOf(null as never), createHash('sha256').update('null').digest('hex'))
   t.equal(checksumOf({ b: { z: 1, a: [2, { y: 3, x: 4 }] } } as never), createHash('sha256').update('{"b":{"a":[2,{"x":4,"y":3}],"z":1}}').digest('hex'))
 })
+
+t.test('a type field naming a type the manifest does not define is refused before the checksum', async (t) => {
+  const manifest = await served('1.0')
+  manifest.events = { ...manifest.events, 'stock.low': { description: 'Low', data: { sku: { type: 'Sku' } } } }
+  t.same(verifyManifest(manifest), { ok: false, errors: ['/events/stock.low/data/sku/type: "Sku" is neither a JSON type nor a type defined in /types'] })
+  manifest.types.Sku = { type: 'string' }
+  t.same(verifyManifest(manifest), { ok: true, errors: [] }, 'defined: accepted')
+})
