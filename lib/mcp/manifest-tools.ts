@@ -2,7 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { Manifest, ManifestParam, ManifestType } from '../manifest/types.js'
 import { annotationsOf, toolNames } from './tools.js'
 
-const PRIMITIVES = new Set(['string', 'number', 'boolean', 'array', 'object', 'null'])
+const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'])
 
 /**
  * A tool per command of a manifest fetched from any service, with input schemas built from the manifest's
@@ -28,9 +28,8 @@ export function manifestTools (manifest: Manifest): { tools: Tool[], byTool: Map
 export function inputSchemaOfParams (params: Record<string, ManifestParam>, types: Record<string, ManifestType>): Tool['inputSchema'] {
   const defs: Record<string, object> = Object.create(null)
   const schemaOf = (type: string): Record<string, unknown> => {
+    // verifyManifest has checked that any other name is a type of the manifest.
     if (PRIMITIVES.has(type)) return { type }
-    // A name the manifest does not define constrains nothing.
-    if (!Object.hasOwn(types, type)) return {}
     if (!(type in defs)) {
       // Taken before it is built, so a type that refers to itself finds its own entry.
       defs[type] = {}

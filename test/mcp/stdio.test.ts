@@ -125,7 +125,7 @@ t.test('in-process: bytes as MCP content, a service that went away as a tool err
   t.notOk('status' in (textJson(gone) as object), 'no answer, no status')
 })
 
-t.test('in-process: a manifest type it does not define constrains nothing', async (t) => {
+t.test('in-process: a manifest whose param names a type it does not define is refused, exit 2', async (t) => {
   const commands = { mystery: { description: 'Takes a mystery', params: { thing: { type: 'Mystery', required: true } } } }
   const manifest: Manifest = {
     svc: '1.0', name: 'Odd', description: 'Odd service', version: '1.0.0', baseUrl: 'https://odd.example', commands, events: {}, types: {}, checksum: checksumOf(commands), updatedAt: new Date().toISOString()
@@ -133,10 +133,9 @@ t.test('in-process: a manifest type it does not define constrains nothing', asyn
   const app = Fastify()
   app.get('/.well-known/svc.json', async () => manifest)
   const origin = await listening(t, app)
-  const { client } = await bridge(t, origin)
-  const [tool] = (await client.listTools()).tools
-  t.same(tool.inputSchema, { type: 'object', properties: { thing: {} }, required: ['thing'] })
-  compileInputSchema(tool)
+  const cli = inProcessCli('mcp', origin)
+  t.equal(await cli.exit, 2)
+  t.match(cli.stderr(), '/commands/mystery/params/thing/type: "Mystery" is neither a JSON type nor a type defined in /types')
 })
 
 t.test('commands that cannot be tools: exit 1, each one named', async (t) => {
