@@ -1,5 +1,5 @@
+import { propertiesOf, type Schema } from './build/type-map.js'
 import type { ParamPlace } from './collect/sources.js'
-import type { Schema } from './build/type-map.js'
 import type { Manifest } from './manifest/types.js'
 
 export type { ParamPlace } from './collect/sources.js'
@@ -11,14 +11,24 @@ export interface CatalogCommand {
   readonly method: string
   /** The route's URL as registered, prefix included, e.g. `/carts/:id/items`. */
   readonly url: string
-  /** Where each declared param goes (a null-prototype map). */
-  readonly places: Readonly<Record<string, ParamPlace>>
   /** Where params the command does not declare go: the body for POST, PUT and PATCH, else the query. */
   readonly extraPlace: 'query' | 'body'
   /** The route requires a bearer credential (`svc.auth: 'required'`). */
   readonly auth: boolean
   /** The object schemas the params come from, as the route validates them, path params first. */
   readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace }>
+}
+
+/**
+ * Where each declared param of a command goes, as a null-prototype map. Computed when a command is first
+ * called rather than for every command at `ready()`.
+ */
+export function placesOf (command: CatalogCommand): Record<string, ParamPlace> {
+  const places: Record<string, ParamPlace> = Object.create(null)
+  for (const { schema, place } of command.paramSchemas) {
+    for (const name of Object.keys(propertiesOf(schema) as Schema)) places[name] = place
+  }
+  return places
 }
 
 /**

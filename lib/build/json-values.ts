@@ -1,5 +1,6 @@
 import { describeValue } from '../describe.js'
 import { FST_SVC_INVALID_JSON_VALUE } from '../errors.js'
+import { setOwn } from '../manifest/own-key.js'
 import type { ManifestCommand } from '../manifest/types.js'
 
 /**
@@ -17,8 +18,7 @@ export type JsonValueFailure = (what: string) => never
  * with the user's schema. Only what JSON holds is copied: a function, a Symbol, a BigInt, `undefined` or a
  * hole in an array, an object that is not plain (a Date, a Map) or a cycle is refused, by default with
  * `FST_SVC_INVALID_JSON_VALUE` naming `where`. Object properties that are `undefined` are left out, as
- * JSON.stringify and RFC 8785 do. Objects are copied into null-prototype objects, so a key named
- * `__proto__` stays a key.
+ * JSON.stringify and RFC 8785 do. A key named `__proto__` stays a key (see setOwn).
  */
 export function jsonCopy (value: unknown, where: string, fail: JsonValueFailure = (what) => refuse(where, what)): unknown {
   return copyOf(value, 0, fail)
@@ -39,10 +39,10 @@ function copyOf (value: unknown, depth: number, fail: JsonValueFailure): unknown
   }
   const prototype = Object.getPrototypeOf(value)
   if (prototype !== Object.prototype && prototype !== null) fail(`${kindOf(value)}, which is not a plain object`)
-  const copy: Record<string, unknown> = Object.create(null)
+  const copy: Record<string, unknown> = {}
   const object = value as Record<string, unknown>
   for (const key of Object.keys(object)) {
-    if (object[key] !== undefined) copy[key] = copyOf(object[key], depth + 1, fail)
+    if (object[key] !== undefined) setOwn(copy, key, copyOf(object[key], depth + 1, fail))
   }
   return copy
 }

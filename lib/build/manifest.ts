@@ -1,8 +1,9 @@
 import type { CatalogCommand } from '../catalog.js'
 import type { Declarations } from '../collect/declarations.js'
-import type { CommandSource, ParamPlace, ParamSource } from '../collect/sources.js'
+import type { CommandSource, ParamSource } from '../collect/sources.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECLARED_TWICE } from '../errors.js'
-import { canonicalJson, sha256Hex } from '../manifest/canonical.js'
+import { canonicalJson, orderedJson, sha256Hex } from '../manifest/canonical.js'
+import { setOwn } from '../manifest/own-key.js'
 import { isDottedName } from '../manifest/names.js'
 import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType, ManifestTypeRef } from '../manifest/types.js'
 import type { Config } from '../options.js'
@@ -21,7 +22,7 @@ export interface BuiltManifest {
  * Builds the manifest from the options, the declarations and the collected routes. The maps keyed by
  * name (commands, events, channels, types) are sorted, and the maps read from schemas (params, event data,
  * type properties) keep the schema's declaration order, so two instances with the same configuration
- * produce the same bytes (but `updatedAt`). Every map is a null-prototype object: a name such as
+ * produce the same bytes (but `updatedAt`). In every map (see setOwn), a name such as
  * `__proto__` is a key like any other. The problems of one kind are reported together.
  */
 export function buildManifest (config: Config, registry: Declarations, sources: CommandSource[], now = new Date()): BuiltManifest {
@@ -32,7 +33,6 @@ export function buildManifest (config: Config, registry: Declarations, sources: 
   const events = buildEvents(registry, problems)
   const types = buildTypes(registry, problems)
   if (problems.length > 0) throw togetherByKind(problems)
-  assertJsonValues(commands)
   const manifest: Manifest = {
     svc: config.layout,
     name: config.name,
@@ -45,10 +45,22 @@ export function buildManifest (config: Config, registry: Declarations, sources: 
     events,
     ...(config.layout === '0.5.0' && { channels: sortedMap(registry.channels, (channel) => ({ description: channel.description }), problems) }),
     types,
-    checksum: sha256Hex(canonicalJson(commands)),
+    checksum: sha256Hex(canonicalCommands(commands)),
     updatedAt: now.toISOString()
   }
   return { manifest, routes: [...named].map(([name, source]) => catalogCommand(name, source)) }
+}
+
+/**
+ * The RFC 8785 form of the commands. The fast path checks every value as it orders it; only when it gives
+ * up are the commands searched for the value RFC 8785 forbids, refused with where it is, and otherwise
+ * (an array-index key) written by the `canonicalize` package.
+ */
+function canonicalCommands (commands: Record<string, ManifestCommand>): string {
+  const ordered = orderedJson(commands)
+  if (ordered !== undefined) return ordered
+  assertJsonValues(commands)
+  return canonicalJson(commands)
 }
 
 /** Each command source under its name; every name two routes share is a problem. */
@@ -75,18 +87,13 @@ function namedSources (sources: CommandSource[], problems: Error[]): Map<string,
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 
 function catalogCommand (name: string, source: CommandSource): CatalogCommand {
-  const places: Record<string, ParamPlace> = Object.create(null)
-  for (const { schema, place } of source.paramSources) {
-    for (const param of Object.keys(propertiesOf(schema) as Schema)) places[param] = place
-  }
   return {
     name,
     method: source.method,
     url: source.url,
-    places,
     extraPlace: BODY_METHODS.has(source.method) ? 'body' : 'query',
     auth: source.auth === 'required',
-    paramSchemas: source.paramSources.map(({ schema, place }) => ({ schema, place }))
+    paramSchemas: source.paramSources
   }
 }
 
@@ -130,19 +137,19 @@ function returnsOf (returns: NonNullable<CommandSource['returns']>, registry: De
 function buildParams (source: CommandSource, registry: Declarations): Record<string, ManifestParam> | undefined {
   const sources = source.paramSources
   if (sources.length === 0) return undefined
-  const params: Record<string, ManifestParam> = Object.create(null)
-  const origin: Record<string, ParamSource> | undefined = sources.length > 1 ? Object.create(null) : undefined
+  const params: Record<string, ManifestParam> = {}
+  const origin = sources.length > 1 ? new Map<string, ParamSource>() : undefined
   for (const paramSource of sources) {
     const { schema, where, place, optional } = paramSource
     for (const name of Object.keys(propertiesOf(schema) as Schema)) {
       if (origin !== undefined) {
-        const first = origin[name]
+        const first = origin.get(name)
         if (first !== undefined) {
           throw new FST_SVC_PARAMS_DECLARED_TWICE(`param "${name}" is in ${first.where} and in ${paramSource.where}. Rename one of them, or declare it in one place only.`)
         }
-        origin[name] = paramSource
+        origin.set(name, paramSource)
       }
-      params[name] = paramOf(schema, name, registry, where, place === 'path' && optional?.has(name) !== true)
+      setOwn(params, name, paramOf(schema, name, registry, where, place === 'path' && optional?.has(name) !== true))
     }
   }
   return params
@@ -166,13 +173,13 @@ function buildTypes (registry: Declarations, problems: Error[]): Record<string, 
   }, problems)
 }
 
-/** A null-prototype map of the entries in name order; an entry that cannot be built is a problem. */
+/** A map of the entries in name order; an entry that cannot be built is a problem. */
 function sortedMap<V, R> (entries: Map<string, V>, build: (value: V, name: string) => R, problems: Error[]): Record<string, R> {
-  const out: Record<string, R> = Object.create(null)
+  const out: Record<string, R> = {}
   // The default sort compares UTF-16 code units, as RFC 8785 does, so served and canonical key orders agree.
   for (const name of [...entries.keys()].sort()) {
     try {
-      out[name] = build(entries.get(name) as V, name)
+      setOwn(out, name, build(entries.get(name) as V, name))
     } catch (error) {
       problems.push(error as Error)
     }

@@ -2,6 +2,7 @@ import { describeValue } from '../describe.js'
 import { FST_SVC_UNKNOWN_REF, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import type { ManifestParam, ManifestTypeRef } from '../manifest/types.js'
 import { isPlainObject } from '../options.js'
+import { setOwn } from '../manifest/own-key.js'
 import { jsonCopy } from './json-values.js'
 
 /** A JSON Schema read as plain data. Nothing here ever writes to it. */
@@ -163,12 +164,12 @@ export function isObjectSchema (schema: Schema): boolean {
 
 /**
  * `{ field: { type, description? } }` for every property of an object schema, in the schema's declaration
- * order. A null-prototype map: a property named `__proto__` is a field like any other.
+ * order. A property named `__proto__` is a field like any other (see setOwn).
  */
 export function fieldsOf (schema: Schema, types: TypeNames, where: string): Record<string, ManifestTypeRef> {
   const properties = propertiesOf(schema) ?? {}
-  const fields: Record<string, ManifestTypeRef> = Object.create(null)
-  for (const name of Object.keys(properties)) fields[name] = typeRefOf(properties[name], types, `${where}.${name}`)
+  const fields: Record<string, ManifestTypeRef> = {}
+  for (const name of Object.keys(properties)) setOwn(fields, name, typeRefOf(properties[name], types, `${where}.${name}`))
   return fields
 }
 

@@ -1,4 +1,4 @@
-import type { CatalogCommand, ParamPlace } from '../catalog.js'
+import { placesOf, type CatalogCommand, type ParamPlace } from '../catalog.js'
 
 /**
  * How to call one command's route: computed once per command (on its first call), so that turning params
@@ -24,8 +24,7 @@ export type PlannedRequest = { url: string, payload: string | undefined } | { in
 
 export function planRoute (command: CatalogCommand): RoutePlan {
   const { literals, pathParams, optionalParam } = splitTemplate(command.url)
-  const places: Record<string, ParamPlace> = Object.create(null)
-  for (const name of Object.keys(command.places)) places[name] = command.places[name]
+  const places = placesOf(command)
   for (const name of pathParams) places[name] = 'path'
   return {
     name: command.name,

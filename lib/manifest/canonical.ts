@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
+import { setOwn } from './own-key.js'
 import type { ManifestCommand } from './types.js'
 
 /**
@@ -28,9 +29,18 @@ const UNORDERABLE = Symbol('unorderable')
  * those values, and values that are not I-JSON, go through the `canonicalize` package instead.
  */
 export function canonicalJson (value: unknown): string {
-  const ordered = inCanonicalOrder(value)
   // canonicalize() returns undefined only for undefined input, which the callers never pass.
-  return ordered === UNORDERABLE ? canonicalize(value) as string : JSON.stringify(ordered)
+  return orderedJson(value) ?? canonicalize(value) as string
+}
+
+/**
+ * The canonical JSON written by `JSON.stringify` over the value with its keys in code-unit order, or
+ * undefined when that cannot be done: an array-index key, or a value RFC 8785 forbids (NaN, ±Infinity, a
+ * lone surrogate). The plugin calls it first and looks for the reason only when it fails.
+ */
+export function orderedJson (value: unknown): string | undefined {
+  const ordered = inCanonicalOrder(value)
+  return ordered === UNORDERABLE ? undefined : JSON.stringify(ordered)
 }
 
 /**
@@ -66,21 +76,21 @@ function objectInOrder (object: Record<string, unknown>): unknown {
   }
   // The default sort compares UTF-16 code units, as RFC 8785 does.
   if (!sorted) keys.sort()
-  let copy: Record<string, unknown> | undefined = sorted ? undefined : Object.create(null)
+  let copy: Record<string, unknown> | undefined = sorted ? undefined : {}
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]
     const ordered = inCanonicalOrder(object[key])
     if (ordered === UNORDERABLE) return UNORDERABLE
     if (copy === undefined && ordered !== object[key]) copy = copyOfFirst(object, keys, index)
-    if (copy !== undefined) copy[key] = ordered
+    if (copy !== undefined) setOwn(copy, key, ordered)
   }
   return copy ?? object
 }
 
-/** Copies are null-prototype objects, so a key named `__proto__` stays a key. */
+/** A key named `__proto__` stays a key in the copy (see setOwn). */
 function copyOfFirst (object: Record<string, unknown>, keys: string[], count: number): Record<string, unknown> {
-  const copy: Record<string, unknown> = Object.create(null)
-  for (let index = 0; index < count; index++) copy[keys[index]] = object[keys[index]]
+  const copy: Record<string, unknown> = {}
+  for (let index = 0; index < count; index++) setOwn(copy, keys[index], object[keys[index]])
   return copy
 }
 

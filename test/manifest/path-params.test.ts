@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
+import { placesOf } from '../../lib/catalog.js'
 import { buildManifest } from '../../lib/build/manifest.js'
 import { RouteCollector } from '../../lib/collect/collector.js'
 import { Declarations } from '../../lib/collect/declarations.js'
@@ -84,7 +85,7 @@ t.test('the catalog knows every path param\'s place, so the invocation endpoints
   t.same(collector.errors, [])
   const { routes } = buildManifest(readOptions({ ...requiredOptions }), declarations, collector.commands)
   const byName = Object.fromEntries(routes.map((route) => [route.name, route]))
-  t.same({ ...byName['carts.items'].places }, { id: 'path', sku: 'body' })
-  t.same({ ...byName.item.places }, { id: 'path', sku: 'path', full: 'query' })
+  t.same({ ...placesOf(byName['carts.items']) }, { id: 'path', sku: 'body' })
+  t.same({ ...placesOf(byName.item) }, { id: 'path', sku: 'path', full: 'query' })
   t.same(byName.item.paramSchemas.map(({ place }) => place), ['path', 'path', 'query'], 'path params first, each schema as the route validates it')
 })
