@@ -35,8 +35,13 @@ function withoutParams (url: string): string {
 export function endOfParam (url: string, start: number): number {
   let index = start + 1
   while (index < url.length && !'(-./'.includes(url[index])) index++
+  return skipRegexp(url, index)
+}
+
+/** Past a `(regexp)` that starts at `start`, to its matching bracket; `\\` escapes one character, as find-my-way reads it. */
+export function skipRegexp (url: string, start: number): number {
+  let index = start
   if (url[index] !== '(') return index
-  // The regexp runs to its matching bracket; `\\` escapes one character, as find-my-way reads it.
   let depth = 0
   do {
     if (url[index] === '\\') index++

@@ -1,4 +1,4 @@
-import { createManifestClient } from '../client/client.js'
+import { createManifestClient, type ManifestClient } from '../client/client.js'
 import { CommandError } from '../client/invoke.js'
 import type { Manifest } from '../manifest/types.js'
 import { escapeControls } from './escape.js'
@@ -16,13 +16,7 @@ export async function callCommand ([source, command, ...assignments]: string[], 
   if (!isUrl(source)) throw usage(`call takes the http(s) URL of a manifest or a service; got "${source}"`)
   const params = readParamsOption(values.params as string | undefined)
   const given = assignments.map(readAssignment)
-  const client = createManifestClient({ url: manifestUrlOf(source), timeout })
-  let manifest: Manifest
-  try {
-    manifest = (await client.get()).manifest
-  } catch (error) {
-    throw new CliError((error as Error).message)
-  }
+  const { client, manifest } = await connect(source, timeout)
   const declared = manifest.commands[command]?.params ?? {}
   for (const [name, text] of given) params[name] = typedValue(text, Object.hasOwn(declared, name) ? declared[name].type : undefined)
   let result: unknown
@@ -42,6 +36,16 @@ function usage (message: string): CliError {
 }
 
 /** A bare origin (`https://shop.example`) means the manifest at its well-known path. */
+/** A client for the service at `source` and its verified manifest; a failure to get it is exit 2. */
+export async function connect (source: string, timeout: number): Promise<{ client: ManifestClient, manifest: Manifest }> {
+  const client = createManifestClient({ url: manifestUrlOf(source), timeout })
+  try {
+    return { client, manifest: (await client.get()).manifest }
+  } catch (error) {
+    throw new CliError((error as Error).message)
+  }
+}
+
 export function manifestUrlOf (source: string): string {
   const url = new URL(source)
   if (url.pathname === '/' && url.search === '') url.pathname = DEFAULT_MANIFEST_PATH

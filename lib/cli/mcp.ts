@@ -1,9 +1,8 @@
-import { createManifestClient, type ManifestClient } from '../client/client.js'
-import type { Manifest } from '../manifest/types.js'
+import type { ManifestClient } from '../client/client.js'
 import { manifestTools } from '../mcp/manifest-tools.js'
 import { loadStdioSdk, type McpStdioSdk } from '../mcp/sdk.js'
 import { createToolServer, toolResultOf, type CallOutcome } from '../mcp/tools.js'
-import { manifestUrlOf } from './call.js'
+import { connect } from './call.js'
 import { isUrl } from './load.js'
 import { CliError, EXIT_FAILED, EXIT_OK, printError, protocolStreams } from './output.js'
 
@@ -18,13 +17,7 @@ export async function mcpCommand ([source]: string[], values: Record<string, unk
   const { input, output } = protocolStreams()
   const token = values.token as string | undefined
   const sdk = await loadSdk()
-  const client = createManifestClient({ url: manifestUrlOf(source), timeout })
-  let manifest: Manifest
-  try {
-    manifest = (await client.get()).manifest
-  } catch (error) {
-    throw new CliError((error as Error).message)
-  }
+  const { client, manifest } = await connect(source, timeout)
   const { tools, byTool, problems } = manifestTools(manifest)
   if (problems.length > 0) throw new CliError(`${client.url}: some commands cannot be MCP tools:`, EXIT_FAILED, problems)
   const instructions = manifest.about === undefined ? manifest.description : `${manifest.description}\n\n${manifest.about}`

@@ -1,3 +1,4 @@
+import { skipRegexp } from '../build/derive-name.js'
 import { placesOf, type CatalogCommand, type ParamPlace } from '../catalog.js'
 
 /**
@@ -73,20 +74,6 @@ export function splitTemplate (url: string): { literals: string[], pathParams: s
   }
   literals.push(literal)
   return { literals, pathParams, optionalParam }
-}
-
-/** Past a `(regexp)`, read as find-my-way reads it: `\\` takes the next character. */
-function skipRegexp (url: string, start: number): number {
-  let index = start
-  if (url[index] !== '(') return index
-  let depth = 0
-  do {
-    if (url[index] === '\\') index++
-    else if (url[index] === '(') depth++
-    else if (url[index] === ')') depth--
-    index++
-  } while (depth > 0 && index < url.length)
-  return index
 }
 
 /**
