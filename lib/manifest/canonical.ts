@@ -17,10 +17,19 @@ export function sha256Hex (text: string): string {
 
 /**
  * Returned by `inCanonicalOrder` when a value must go through `canonicalize` instead: it holds a key that no
- * JavaScript object can put in JCS order, or a value JCS forbids (NaN, Infinity, a lone surrogate), which
- * `canonicalize` refuses.
+ * JavaScript object can put in JCS order, or a number JCS forbids (NaN, ±Infinity), which `canonicalize`
+ * refuses.
  */
 const UNORDERABLE = Symbol('unorderable')
+
+/** Up to this many keys, an object's keys are sorted by insertion (see sortKeys). */
+const INSERTION_SORT_LIMIT = 16
+
+/**
+ * `JSON.stringify` writes a lone surrogate, which RFC 8785 forbids, as an escape `\udXXX` (lowercase), and
+ * writes no other `\u` escape that starts so: a text without this sequence holds none, in keys or values.
+ */
+const SURROGATE_ESCAPE = '\\ud'
 
 /**
  * RFC 8785 canonical JSON. `JSON.stringify` already writes strings and numbers as JCS does, and writes
@@ -36,19 +45,23 @@ export function canonicalJson (value: unknown): string {
 /**
  * The canonical JSON written by `JSON.stringify` over the value with its keys in code-unit order, or
  * undefined when that cannot be done: an array-index key, or a value RFC 8785 forbids (NaN, ±Infinity, a
- * lone surrogate). The plugin calls it first and looks for the reason only when it fails.
+ * lone surrogate). Strings are checked once, in the text written. The plugin calls it first and looks for
+ * the reason only when it fails; a text that merely looks like an escape (a backslash followed by `ud`)
+ * also takes that slower path, which gives the same bytes.
  */
 export function orderedJson (value: unknown): string | undefined {
   const ordered = inCanonicalOrder(value)
-  return ordered === UNORDERABLE ? undefined : JSON.stringify(ordered)
+  if (ordered === UNORDERABLE) return undefined
+  const text = JSON.stringify(ordered)
+  return text.includes(SURROGATE_ESCAPE) ? undefined : text
 }
 
 /**
  * The value with every object's keys in code-unit order. Parts already in that order are reused as they
  * are, so the usual manifest, whose maps are sorted, costs a copy of its commands and params only.
+ * Strings are left to `orderedJson`.
  */
 function inCanonicalOrder (value: unknown): unknown {
-  if (typeof value === 'string') return value.isWellFormed() ? value : UNORDERABLE
   if (typeof value === 'number') return Number.isFinite(value) ? value : UNORDERABLE
   if (value === null || typeof value !== 'object') return value
   return Array.isArray(value) ? arrayInOrder(value) : objectInOrder(value as Record<string, unknown>)
@@ -57,9 +70,11 @@ function inCanonicalOrder (value: unknown): unknown {
 function arrayInOrder (array: unknown[]): unknown {
   let copy: unknown[] | undefined
   for (let index = 0; index < array.length; index++) {
-    const ordered = inCanonicalOrder(array[index])
+    const item = array[index]
+    if (typeof item === 'string') continue
+    const ordered = inCanonicalOrder(item)
     if (ordered === UNORDERABLE) return UNORDERABLE
-    if (ordered !== array[index]) {
+    if (ordered !== item) {
       copy ??= array.slice()
       copy[index] = ordered
     }
@@ -71,20 +86,40 @@ function objectInOrder (object: Record<string, unknown>): unknown {
   const keys = Object.keys(object)
   let sorted = true
   for (let index = 0; index < keys.length; index++) {
-    if (isArrayIndex(keys[index]) || !keys[index].isWellFormed()) return UNORDERABLE
+    if (isArrayIndex(keys[index])) return UNORDERABLE
     if (index > 0 && keys[index - 1] > keys[index]) sorted = false
   }
-  // The default sort compares UTF-16 code units, as RFC 8785 does.
-  if (!sorted) keys.sort()
+  if (!sorted) sortKeys(keys)
   let copy: Record<string, unknown> | undefined = sorted ? undefined : {}
   for (let index = 0; index < keys.length; index++) {
     const key = keys[index]
-    const ordered = inCanonicalOrder(object[key])
+    const item = object[key]
+    const ordered = typeof item === 'string' ? item : inCanonicalOrder(item)
     if (ordered === UNORDERABLE) return UNORDERABLE
-    if (copy === undefined && ordered !== object[key]) copy = copyOfFirst(object, keys, index)
+    if (copy === undefined && ordered !== item) copy = copyOfFirst(object, keys, index)
     if (copy !== undefined) setOwn(copy, key, ordered)
   }
   return copy ?? object
+}
+
+/**
+ * Sorts keys by UTF-16 code units, as RFC 8785 does (`<` and `>` on strings compare so). An object's few
+ * keys sort faster by insertion than through `Array.prototype.sort`, whose set-up dominates short lists.
+ */
+function sortKeys (keys: string[]): void {
+  if (keys.length > INSERTION_SORT_LIMIT) {
+    keys.sort()
+    return
+  }
+  for (let index = 1; index < keys.length; index++) {
+    const key = keys[index]
+    let before = index - 1
+    while (before >= 0 && keys[before] > key) {
+      keys[before + 1] = keys[before]
+      before--
+    }
+    keys[before + 1] = key
+  }
 }
 
 /** A key named `__proto__` stays a key in the copy (see setOwn). */
