@@ -13,8 +13,13 @@ export function assertName (kind: EntryKind, name: unknown, where: string): asse
   throw new FST_SVC_INVALID_NAME(`${kind} name ${describeValue(name)} (${where}) must be ${rule}.`)
 }
 
+/** A description the manifest can serve: a string with more than white space. */
+export function isDescription (description: unknown): description is string {
+  return typeof description === 'string' && description.trim() !== ''
+}
+
 export function assertDescription (description: unknown, where: string, hint = ''): asserts description is string {
-  if (typeof description === 'string' && description.trim() !== '') return
+  if (isDescription(description)) return
   throw new FST_SVC_MISSING_DESCRIPTION(`${where} needs a non-empty "description" string.${hint}`)
 }
 

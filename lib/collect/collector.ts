@@ -17,8 +17,11 @@ export type CommandRouteListener = (routeOptions: RouteOptions, command: Command
 export class RouteCollector {
   readonly commands: CommandSource[] = []
   readonly errors: Error[] = []
-  /** The commands collected for each `svc` object, to recognise Fastify's HEAD and prefix twins. */
-  private readonly seen = new Map<object, CommandSource[]>()
+  /**
+   * The commands collected for each `svc` object, to recognise Fastify's HEAD and prefix twins: one command
+   * as it is, as nearly every `svc` object tags one route, or a list when an object tags several.
+   */
+  private readonly seen = new Map<object, CommandSource | CommandSource[]>()
   /** The URLs whose `svc` object was refused, so that their twins do not report the same problem again. */
   private readonly refused = new Map<unknown, Set<string>>()
 
@@ -77,7 +80,7 @@ export class RouteCollector {
     if (!isPlainObject(svc)) return undefined
     const earlier = this.seen.get(svc)
     if (earlier === undefined) return undefined
-    for (const command of earlier) {
+    for (const command of Array.isArray(earlier) ? earlier : [earlier]) {
       const sameMethod = command.method === method || (method === 'HEAD' && command.method === 'GET')
       if (sameMethod && withoutTrailingSlash(command.url) === withoutTrailingSlash(url)) return command
     }
@@ -86,8 +89,9 @@ export class RouteCollector {
 
   private remember (svc: object, command: CommandSource): void {
     const earlier = this.seen.get(svc)
-    if (earlier === undefined) this.seen.set(svc, [command])
-    else earlier.push(command)
+    if (earlier === undefined) this.seen.set(svc, command)
+    else if (Array.isArray(earlier)) earlier.push(command)
+    else this.seen.set(svc, [earlier, command])
   }
 
   /**

@@ -2,13 +2,11 @@ import type { RouteOptions } from 'fastify'
 import { FST_SVC_PARAMS_DECLARED_TWICE, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import { isPlainObject } from '../options.js'
 import { isObjectWithProperties, propertiesOf, type Schema } from '../build/type-map.js'
-import type { CommandSource, ParamSource } from './sources.js'
+import type { CommandSource, ParamPlace, ParamSource } from './sources.js'
 import { invalid } from './checks.js'
 import { pathParamsOf, type PathParam } from './path-params.js'
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
-/** Where params are read from when `svc.params` is absent, after the path params, in this order. */
-const PARAM_PLACES = [['querystring', 'query'], ['body', 'body']] as const
 const RESPONSE_CODES = ['200', '201', '2xx']
 
 /** Where `svc.params` goes: the body for POST/PUT/PATCH, the query string otherwise. */
@@ -44,25 +42,28 @@ export function installParams (routeOptions: RouteOptions, method: string, param
  * `:name` (or wildcard `*`) of the URL that it leaves out, as a string.
  */
 export function addPathParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
-  const fromUrl = command.url.includes(':') || command.url.includes('*') ? pathParamsOf(command.url) : []
-  const optional = optionalNames(fromUrl)
+  const fromUrl = command.url.includes(':') || command.url.includes('*') ? pathParamsOf(command.url) : NO_PATH_PARAMS
+  const optional = fromUrl.length === 0 ? undefined : optionalNames(fromUrl)
   let declared: Record<string, unknown> | undefined
   if (routeSchema?.params !== undefined) {
     const schema = objectSchema(routeSchema.params, command.route, 'schema.params')
     command.paramSources.push(pathSource(`${command.route} schema.params`, schema, optional))
     declared = propertiesOf(schema)
   }
+  if (fromUrl.length === 0) return
   const missing = declared === undefined ? fromUrl : fromUrl.filter(({ name }) => !Object.hasOwn(declared, name))
   if (missing.length > 0) command.paramSources.push(pathSource(`${command.route} URL`, urlParamsSchema(missing), optional))
 }
+
+const NO_PATH_PARAMS: PathParam[] = []
 
 function pathSource (where: string, schema: Schema, optional: ReadonlySet<string> | undefined): ParamSource {
   return optional === undefined ? { where, schema, place: 'path' } : { where, schema, place: 'path', optional }
 }
 
 function optionalNames (params: PathParam[]): ReadonlySet<string> | undefined {
-  const optional = params.filter((param) => param.optional)
-  return optional.length === 0 ? undefined : new Set(optional.map((param) => param.name))
+  if (!params.some((param) => param.optional)) return undefined
+  return new Set(params.filter((param) => param.optional).map((param) => param.name))
 }
 
 /** The object schema of URL params no schema declares: each a string, as the router hands it over. */
@@ -73,15 +74,16 @@ function urlParamsSchema (params: PathParam[]): Schema {
   return { type: 'object', properties, required: params.filter((param) => !param.optional).map((param) => param.name) }
 }
 
-/** Params derived from the route's own schemas: path params, then `schema.querystring`, then `schema.body`. */
+/** Params derived from the route's own schemas, in this order: path params, then `schema.querystring`, then `schema.body`. */
 export function addRouteParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
   addPathParamSources(command, routeSchema)
   if (routeSchema === undefined) return
-  for (const [field, place] of PARAM_PLACES) {
-    if (routeSchema[field] === undefined) continue
-    const where = `${command.route} schema.${field}`
-    command.paramSources.push({ where, schema: objectSchema(routeSchema[field], command.route, `schema.${field}`), place })
-  }
+  if (routeSchema.querystring !== undefined) addSchemaSource(command, routeSchema.querystring, 'schema.querystring', 'query')
+  if (routeSchema.body !== undefined) addSchemaSource(command, routeSchema.body, 'schema.body', 'body')
+}
+
+function addSchemaSource (command: CommandSource, schema: unknown, field: string, place: ParamPlace): void {
+  command.paramSources.push({ where: `${command.route} ${field}`, schema: objectSchema(schema, command.route, field), place })
 }
 
 /** The success response schema: `200`, `201` or `2xx`, the first found; a `content` map gives its JSON schema. */

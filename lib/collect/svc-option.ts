@@ -1,6 +1,6 @@
 import type { ManifestHints } from '../manifest/types.js'
 import { isPlainObject, type JsonSchema } from '../options.js'
-import { assertDescription, assertName, invalid } from './checks.js'
+import { assertDescription, assertName, invalid, isDescription } from './checks.js'
 import { objectSchema, schemaObject } from './route-schemas.js'
 import { inspectSchema } from './schema-check.js'
 import type { CommandSource } from './sources.js'
@@ -36,7 +36,9 @@ export function readSvcOption (svc: unknown, method: string, url: string, routeS
     if (!SVC_KEYS.has(key)) invalid(route, `svc.${key}`, `absent: svc takes ${[...SVC_KEYS].join(', ')}`, svc[key])
   }
   const description = svc.description ?? documented(routeSchema?.description) ?? documented(routeSchema?.summary)
-  assertDescription(description, `route ${route} (svc.description)`, svc.description === undefined ? ' Set svc.description, or give the route schema a description or summary.' : '')
+  if (!isDescription(description)) {
+    assertDescription(description, `route ${route} (svc.description)`, svc.description === undefined ? ' Set svc.description, or give the route schema a description or summary.' : '')
+  }
   const command: CommandSource = { route, method, url, description, paramSources: [] }
   if (svc.name !== undefined) {
     assertName('command', svc.name, `route ${route}, svc.name`)

@@ -66,13 +66,14 @@ t.test('routes in nested prefixed plugins are collected with their full URL', as
   t.same(Object.keys(manifest.commands), ['api.v1', 'api.v1.carts.items'])
 })
 
-t.test('one svc object shared by two different routes gives two commands', async (t) => {
+t.test('one svc object shared by several different routes gives a command each, and their HEAD twins none', async (t) => {
   const shared = { description: 'List' }
   const manifest = await fetchManifest(await readyApp({}, (app) => {
     app.get('/products', { svc: shared }, async () => [])
     app.get('/orders', { svc: shared }, async () => [])
+    app.get('/shelves', { svc: shared }, async () => [])
   }))
-  t.same(Object.keys(manifest.commands), ['orders', 'products'])
+  t.same(Object.keys(manifest.commands), ['orders', 'products', 'shelves'])
 })
 
 t.test('a route with more than one method (HEAD aside) is a startup error', async (t) => {
