@@ -8,18 +8,16 @@ import { RouteCollector } from './collect/collector.js'
 import { Declarations } from './collect/declarations.js'
 import type { SvcRouteOptions } from './collect/svc-option.js'
 import { UnseenRoutes } from './collect/unseen-routes.js'
-import { FST_SVC_NOT_READY, FST_SVC_UNSEEN_ROUTES } from './errors.js'
+import { FST_SVC_NOT_READY } from './errors.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
 import { Dispatcher } from './http/dispatch.js'
 import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
-import { registerChannelsRoute } from './http/channels.js'
-import { registerEventsRoute, type StreamRouteDependencies } from './http/events.js'
 import { manifestHandler, prepareResponse, withoutCookies, type PreparedResponse } from './http/manifest.js'
 import { McpEndpoint } from './http/mcp.js'
+import { registerStreams } from './http/streams.js'
 import type { Manifest } from './manifest/types.js'
-import { readOptions, type Config, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
-import { subjectReader } from './realtime/addressing.js'
+import { readOptions, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
 import type { EmitOptions, Realtime } from './realtime/realtime.js'
 
 declare module 'fastify' {
@@ -64,9 +62,6 @@ export interface SvcRegistry {
   publish (channel: string, key: string, state: unknown): Promise<number>
 }
 
-/** How many unseen routes an error or warning message names; the log entry carries them all. */
-const UNSEEN_ROUTES_NAMED = 20
-
 const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) => {
   const config = readOptions(options)
   // Before any route of the plugin's own: what the server has now, the plugin will never see.
@@ -102,7 +97,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const mcp = await McpEndpoint.register(fastify, config, dispatcher, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
-    if (config.unseenRoutes !== 'ignore') reportUnseenRoutes(fastify, unseenRoutes.find(fastify), config.unseenRoutes)
+    unseenRoutes.report(fastify)
     if (collector.errors.length > 0) throw togetherByKind(collector.errors)
     auth.resolve(fastify)
     const { manifest, routes } = buildManifest(config, declarations, collector.commands)
@@ -123,40 +118,6 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     await starting.start(schemasForPayloads(fastify, declarations))
     // Usable once started: until then emit() and publish() say the app is not ready.
     realtime = starting
-  })
-}
-
-function reportUnseenRoutes (fastify: FastifyInstance, routes: string[], mode: 'warn' | 'error'): void {
-  if (routes.length === 0) return
-  const named = routes.slice(0, UNSEEN_ROUTES_NAMED).join('; ') + (routes.length > UNSEEN_ROUTES_NAMED ? `; and ${routes.length - UNSEEN_ROUTES_NAMED} more` : '')
-  const [count, it, its] = routes.length === 1 ? ['1 route was', 'it', 'its'] : [`${routes.length} routes were`, 'them', 'their']
-  const message = `${count} registered where fastify-svc-manifest cannot see ${it} (before the plugin, or in a context beside it): ${named}. ` +
-    `The manifest does not describe ${it}, and ${its} svc.auth is not enforced. Register the plugin first, at the root of the app ` +
-    "(await app.register(svcManifest, …)), or set unseenRoutes: 'ignore' if they are meant to stay out of the manifest."
-  if (mode === 'error') throw new FST_SVC_UNSEEN_ROUTES(message)
-  fastify.log.warn({ unseenRoutes: routes }, message)
-}
-
-/** The event and channel streams (§9), and their part in closing the app. */
-function registerStreams (fastify: FastifyInstance, config: Config, declarations: Declarations, auth: BearerAuth, realtime: () => Realtime | undefined, links: EndpointLinks): void {
-  const deps: StreamRouteDependencies = {
-    basePath: config.basePath,
-    realtime: realtime as () => Realtime,
-    authenticate: config.auth === undefined ? undefined : auth.onRequest,
-    credentialOf: (request) => request[CREDENTIAL_PROPERTY],
-    subjectOf: subjectReader(config.auth?.subject),
-    routeLog: config.routeLog
-  }
-  registerEventsRoute(fastify, declarations.events, deps)
-  links.add(`${config.basePath}/events`, 'svc-events')
-  if (config.layout === '0.5.0') registerChannelsRoute(fastify, declarations.channels, deps)
-  // Streams end before the server closes (it waits for open responses), the broker after it.
-  fastify.addHook('preClose', function endSvcStreams (done) {
-    realtime()?.endStreams()
-    done()
-  })
-  fastify.addHook('onClose', async function closeSvcBroker () {
-    await realtime()?.close()
   })
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { endOfParam } from '../build/derive-name.js'
+import { FST_SVC_UNSEEN_ROUTES } from '../errors.js'
 
 /** What to do about routes the plugin never saw: log a warning (default), fail `ready()`, or nothing. */
 export type UnseenRoutesMode = 'warn' | 'error' | 'ignore'
@@ -14,6 +15,8 @@ const ROUTE_PART = /^(.*?) \(([A-Z]+(?:-[A-Z]+)*(?:, [A-Z]+(?:-[A-Z]+)*)*)\)(?: 
 const OPTIONAL_PARAM = /(\/:[^/()]*?)\?(\/?)/
 /** Stands for a path param while paths are compared: the name does not matter, only the position. */
 const PARAM = '\u0000'
+/** How many unseen routes an error or warning message names; the log entry carries them all. */
+const UNSEEN_ROUTES_NAMED = 20
 
 export interface PrintedRoute {
   path: string
@@ -36,7 +39,7 @@ export class UnseenRoutes {
   /** Each route the hook saw, as `METHOD shape`, with how often, when the plugin is not at the root. */
   private readonly seen: Map<string, number> | undefined
 
-  constructor (fastify: FastifyInstance, mode: UnseenRoutesMode) {
+  constructor (fastify: FastifyInstance, private readonly mode: UnseenRoutesMode) {
     if (mode === 'ignore') return
     if (isRoot(fastify)) {
       const printed = fastify.printRoutes()
@@ -60,8 +63,25 @@ export class UnseenRoutes {
     }
   }
 
+  /**
+   * At `ready()`: warns about the routes the hook did not see, or fails with `FST_SVC_UNSEEN_ROUTES`, as the
+   * `unseenRoutes` option says.
+   */
+  report (fastify: FastifyInstance): void {
+    if (this.mode === 'ignore') return
+    const routes = this.find(fastify)
+    if (routes.length === 0) return
+    const named = routes.slice(0, UNSEEN_ROUTES_NAMED).join('; ') + (routes.length > UNSEEN_ROUTES_NAMED ? `; and ${routes.length - UNSEEN_ROUTES_NAMED} more` : '')
+    const [count, it, its] = routes.length === 1 ? ['1 route was', 'it', 'its'] : [`${routes.length} routes were`, 'them', 'their']
+    const message = `${count} registered where fastify-svc-manifest cannot see ${it} (before the plugin, or in a context beside it): ${named}. ` +
+      `The manifest does not describe ${it}, and ${its} svc.auth is not enforced. Register the plugin first, at the root of the app ` +
+      "(await app.register(svcManifest, …)), or set unseenRoutes: 'ignore' if they are meant to stay out of the manifest."
+    if (this.mode === 'error') throw new FST_SVC_UNSEEN_ROUTES(message)
+    fastify.log.warn({ unseenRoutes: routes }, message)
+  }
+
   /** The routes the hook did not see, each as `GET, HEAD /path`. */
-  find (fastify: FastifyInstance): string[] {
+  private find (fastify: FastifyInstance): string[] {
     if (this.earlier !== undefined) return printedRoutes(this.earlier).map(nameOf)
     if (this.seen === undefined) return []
     const seen = new Map(this.seen)

@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify'
+import type { Declarations } from '../collect/declarations.js'
+import type { Config } from '../options.js'
+import { subjectReader } from '../realtime/addressing.js'
+import type { Realtime } from '../realtime/realtime.js'
+import { CREDENTIAL_PROPERTY, type BearerAuth } from './auth.js'
+import { registerChannelsRoute } from './channels.js'
+import { registerEventsRoute, type StreamRouteDependencies } from './events.js'
+import type { EndpointLinks } from './links.js'
+
+/** The event and channel streams (§9), and their part in closing the app. */
+export function registerStreams (fastify: FastifyInstance, config: Config, declarations: Declarations, auth: BearerAuth, realtime: () => Realtime | undefined, links: EndpointLinks): void {
+  const deps: StreamRouteDependencies = {
+    basePath: config.basePath,
+    realtime: realtime as () => Realtime,
+    authenticate: config.auth === undefined ? undefined : auth.onRequest,
+    credentialOf: (request) => request[CREDENTIAL_PROPERTY],
+    subjectOf: subjectReader(config.auth?.subject),
+    routeLog: config.routeLog
+  }
+  registerEventsRoute(fastify, declarations.events, deps)
+  links.add(`${config.basePath}/events`, 'svc-events')
+  if (config.layout === '0.5.0') registerChannelsRoute(fastify, declarations.channels, deps)
+  // Streams end before the server closes (it waits for open responses), the broker after it.
+  fastify.addHook('preClose', function endSvcStreams (done) {
+    realtime()?.endStreams()
+    done()
+  })
+  fastify.addHook('onClose', async function closeSvcBroker () {
+    await realtime()?.close()
+  })
+}
