@@ -34,17 +34,24 @@ async function cli (...args: string[]): Promise<Run> {
   return { code, stdout, stderr }
 }
 
+/** The built CLI spawned, and the same main in this process: both give the same, and the first is returned. */
+async function spawnedAndInProcess (t: Test, ...args: string[]): Promise<Run> {
+  const run = await spawned(...args)
+  t.same(await cli(...args), run, 'the same in-process')
+  return run
+}
+
 async function listen (t: Test, app: FastifyInstance): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 })
   t.teardown(() => app.close())
   return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
 }
 
-t.test('call against the shop, spawned as a user runs it', async (t) => {
+t.test('call against the shop, spawned as a user runs it (and in-process, the same)', async (t) => {
   const origin = await listen(t, await buildShop())
   const manifest = `${origin}/.well-known/svc.json`
 
-  const search = await spawned('call', manifest, 'search', 'q=kettle')
+  const search = await spawnedAndInProcess(t, 'call', manifest, 'search', 'q=kettle')
   t.equal(search.code, 0, search.stderr)
   t.same(JSON.parse(search.stdout), [{ sku: 'kettle', name: 'Electric kettle', price: 24 }])
   t.equal(search.stderr, '')
@@ -53,16 +60,16 @@ t.test('call against the shop, spawned as a user runs it', async (t) => {
   t.equal(added.code, 0, 'the origin alone finds the manifest at /.well-known/svc.json')
   t.same(JSON.parse(added.stdout), { items: [{ sku: 'mug', quantity: 2 }], total: 16 })
 
-  const anonymous = await spawned('call', manifest, 'cart.get')
+  const anonymous = await spawnedAndInProcess(t, 'call', manifest, 'cart.get')
   t.equal(anonymous.code, 1, 'a failed command is exit 1')
   t.equal(anonymous.stdout, '')
   t.equal(anonymous.stderr, 'svc-manifest: cart.get failed: UNAUTHORIZED (401, FST_SVC_UNAUTHORIZED): Missing bearer credential. Send "Authorization: Bearer <token>".\n')
 
-  const invalid = await spawned('call', manifest, 'search', '--params', '{"q":"tea","limit":0}')
+  const invalid = await spawnedAndInProcess(t, 'call', manifest, 'search', '--params', '{"q":"tea","limit":0}')
   t.equal(invalid.code, 1)
   t.match(invalid.stderr, /^svc-manifest: search failed: INVALID_PARAMS \(400, FST_ERR_VALIDATION\): querystring\/limit must be >= 1\n$/)
 
-  const unknown = await spawned('call', manifest, 'cart.checkout')
+  const unknown = await spawnedAndInProcess(t, 'call', manifest, 'cart.checkout')
   t.equal(unknown.code, 1)
   t.match(unknown.stderr, 'cart.checkout failed: UNKNOWN_COMMAND (404): Unknown command "cart.checkout".')
 })

@@ -5,6 +5,7 @@ import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
 import { diffManifests, verifyManifest, type Manifest } from '../../lib/client/index.js'
+import { processOutput } from '../../lib/cli/output.js'
 import { requiredOptions } from '../helpers.js'
 import { cli, fixtureApp as app, oneLine, spawned as spawnedWith } from './run.js'
 
@@ -42,6 +43,19 @@ t.test('the bin runs main: output on its streams, the exit code as its status', 
   t.equal(usage.code, 2)
   oneLine(t, usage.stderr, 'unknown command "publish"')
   t.equal(usage.stdout, '')
+})
+
+t.test('without a sink, main writes to the process\'s own streams and reads its stdin', (t) => {
+  const stdout = t.capture(process.stdout, 'write', () => true)
+  const stderr = t.capture(process.stderr, 'write', () => true)
+  processOutput.stdout('out\n')
+  processOutput.stderr('err\n')
+  stdout.restore()
+  stderr.restore()
+  t.same(stdout().map((call) => call.args), [['out\n']])
+  t.same(stderr().map((call) => call.args), [['err\n']])
+  t.equal(processOutput.stdin, process.stdin)
+  t.end()
 })
 
 t.test('--help on the program and on each command, exit 0', async (t) => {
@@ -167,9 +181,10 @@ t.test('generate <module> writes the manifest of the app without listening', asy
   t.same(manifest.commands.search.params.limit, { type: 'number', required: false, default: 10 })
   t.match(run.stdout, /\n {2}"commands": {\n/, 'pretty JSON')
 
-  const instance = await spawned('generate', app('instance'))
-  t.equal(instance.code, 0, 'the default export may be the instance itself')
-  t.same(JSON.parse(instance.stdout).channels, { cart: { description: 'Real-time cart state' } })
+  for (const instance of [await spawned('generate', app('instance')), await cli('generate', app('instance'))]) {
+    t.equal(instance.code, 0, 'the default export may be the instance itself')
+    t.same(JSON.parse(instance.stdout).channels, { cart: { description: 'Real-time cart state' } })
+  }
 })
 
 t.test('generate --out writes the file and says so', async (t) => {
@@ -188,9 +203,10 @@ t.test('generate --out writes the file and says so', async (t) => {
   const unwritable = await spawned('generate', app('shop'), '--out', join(out, 'inside-a-file.json'))
   t.equal(unwritable.code, 2)
   oneLine(t, unwritable.stderr, `cannot write ${join(out, 'inside-a-file.json')}: ENOTDIR`)
+  t.same(await cli('generate', app('shop'), '--out', join(out, 'inside-a-file.json')), unwritable, 'the same in-process')
 })
 
-t.test('generate: modules that give no manifest, or fail, are exit 2 with one line', async (t) => {
+t.test('generate: modules that give no manifest, or fail, are exit 2 with one line, spawned and in-process', async (t) => {
   const cases: [string, string][] = [
     ['without-plugin', 'the app does not register fastify-svc-manifest'],
     ['not-an-app', 'the default export must be a Fastify instance, a function that returns one, or a plugin (fastify, opts); it is an object'],
@@ -200,10 +216,11 @@ t.test('generate: modules that give no manifest, or fail, are exit 2 with one li
     ['close-fails', 'unexpected error: pool still busy']
   ]
   for (const [fixture, message] of cases) {
-    const run = await spawned('generate', app(fixture))
-    t.equal(run.code, 2, fixture)
-    t.equal(run.stdout, '')
-    oneLine(t, run.stderr, message)
+    for (const run of [await spawned('generate', app(fixture)), await cli('generate', app(fixture))]) {
+      t.equal(run.code, 2, fixture)
+      t.equal(run.stdout, '')
+      oneLine(t, run.stderr, message)
+    }
   }
 })
 

@@ -73,6 +73,22 @@ t.test('events: one JSON line per event, as the token allows, until interrupted'
   t.equal(events.stderr(), '')
 })
 
+t.test('without a signal of its caller, events ends on Ctrl-C (SIGINT) or SIGTERM, exit 0', async (t) => {
+  const { app, url } = await shop(t)
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    const before = { SIGINT: process.listeners('SIGINT'), SIGTERM: process.listeners('SIGTERM') }
+    let stdout = ''
+    const done = main(['events', url, '--token', 'alice-token'], { stdout: (text) => { stdout += text }, stderr: () => {} })
+    await until(() => stdout !== '', 'the subscription', () => app.svc.emit('news', { probe: true }))
+    // What the process does on the signal, without signalling this test's own process.
+    const [handler] = process.listeners(signal).filter((listener) => !before[signal].includes(listener))
+    ;(handler as () => void)()
+    t.equal(await done, 0, signal)
+    t.same(process.listeners('SIGINT'), before.SIGINT, 'both handlers are gone')
+    t.same(process.listeners('SIGTERM'), before.SIGTERM)
+  }
+})
+
 t.test('watch: the latest state, then each new one', async (t) => {
   const { app, url } = await shop(t)
   await app.svc.publish('cart', 'alice', { items: [] })

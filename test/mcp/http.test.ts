@@ -3,7 +3,7 @@ import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import Fastify from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 import svcManifest from '../../lib/index.js'
@@ -16,6 +16,20 @@ async function shopWithClient (t: Test, headers: Record<string, string> = {}) {
   const origin = await listening(t, app)
   return { app, origin, client: await httpClient(t, `${origin}/mcp`, headers) }
 }
+
+/**
+ * MCP on in the example shop, which imports the built package by its name as an app does, and in an app of
+ * the sources in lib/: what the endpoint does for any app is checked on both.
+ */
+const builds: Array<[string, () => Promise<FastifyInstance>]> = [
+  ['the shop', () => buildShop({ mcp: true })],
+  ['an app of lib/', async () => {
+    const app = Fastify()
+    await app.register(svcManifest, { ...requiredOptions, mcp: true })
+    app.get('/ping', { svc: { description: 'Ping' } }, async () => 'pong')
+    return app
+  }]
+]
 
 function toolNamed (tools: Tool[], name: string): Tool {
   const tool = tools.find((candidate) => candidate.name === name)
@@ -109,8 +123,10 @@ t.test('invalid arguments: the route\'s own validation message, as a tool error'
 })
 
 t.test('an unknown tool is a JSON-RPC error (invalid params), as MCP has it', async (t) => {
-  const { client } = await shopWithClient(t)
-  await t.rejects(client.callTool({ name: 'cart.get', arguments: {} }), { code: -32602, message: /Unknown tool "cart.get"/ })
+  for (const [label, build] of builds) {
+    const client = await httpClient(t, `${await listening(t, await build())}/mcp`)
+    await t.rejects(client.callTool({ name: 'cart.get', arguments: {} }), { code: -32602, message: /Unknown tool "cart.get"/ }, label)
+  }
 })
 
 t.test('the manifest links the endpoint; other methods get 405; mcp: false serves nothing', async (t) => {
@@ -146,29 +162,33 @@ t.test('mcp: { path } serves at that path, with about in the instructions', asyn
 })
 
 t.test('what never reaches the transport is still a JSON-RPC error', async (t) => {
-  const app = await buildShop({ mcp: true })
-  app.addHook('onRequest', async (request) => {
-    if (request.headers['x-fail'] !== undefined) throw new Error('hook failed')
-  })
-  const origin = await listening(t, app)
-  const post = (body: string, headers: Record<string, string>) => fetch(`${origin}/mcp`, { method: 'POST', headers: { accept: 'application/json, text/event-stream', ...headers }, body })
-  const notJson = await post('{"jsonrpc":', { 'content-type': 'application/json' })
-  t.equal(notJson.status, 400)
-  t.match(await notJson.json(), { jsonrpc: '2.0', error: { code: -32700 }, id: null })
-  const xml = await post('<hello/>', { 'content-type': 'application/xml' })
-  t.equal(xml.status, 415, 'a body Fastify cannot parse')
-  t.match(await xml.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type' }, id: null })
-  const text = await post('hello', { 'content-type': 'text/plain' })
-  t.equal(text.status, 415, 'a body Fastify parses, refused by the transport')
-  t.match(await text.json(), { jsonrpc: '2.0', error: { code: -32000, message: /Content-Type must be application\/json/ }, id: null })
-  const failed = await post('{}', { 'content-type': 'application/json', 'x-fail': '1' })
-  t.equal(failed.status, 500)
-  t.same(await failed.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'Internal server error' }, id: null }, 'the reason stays in the log')
-  const notMcp = await post('{"hello":1}', { 'content-type': 'application/json' })
-  t.equal(notMcp.status, 400, 'JSON that is not JSON-RPC: the transport answers')
-  t.match(await notMcp.json(), { jsonrpc: '2.0', error: { code: -32700 } })
-  const noAccept = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
-  t.equal(noAccept.status, 406, 'the transport\'s own checks apply')
+  for (const [label, build] of builds) {
+    await t.test(label, async (t) => {
+      const app = await build()
+      app.addHook('onRequest', async (request) => {
+        if (request.headers['x-fail'] !== undefined) throw new Error('hook failed')
+      })
+      const origin = await listening(t, app)
+      const post = (body: string, headers: Record<string, string>) => fetch(`${origin}/mcp`, { method: 'POST', headers: { accept: 'application/json, text/event-stream', ...headers }, body })
+      const notJson = await post('{"jsonrpc":', { 'content-type': 'application/json' })
+      t.equal(notJson.status, 400)
+      t.match(await notJson.json(), { jsonrpc: '2.0', error: { code: -32700 }, id: null })
+      const xml = await post('<hello/>', { 'content-type': 'application/xml' })
+      t.equal(xml.status, 415, 'a body Fastify cannot parse')
+      t.match(await xml.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'Unsupported Media Type' }, id: null })
+      const text = await post('hello', { 'content-type': 'text/plain' })
+      t.equal(text.status, 415, 'a body Fastify parses, refused by the transport')
+      t.match(await text.json(), { jsonrpc: '2.0', error: { code: -32000, message: /Content-Type must be application\/json/ }, id: null })
+      const failed = await post('{}', { 'content-type': 'application/json', 'x-fail': '1' })
+      t.equal(failed.status, 500)
+      t.same(await failed.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'Internal server error' }, id: null }, 'the reason stays in the log')
+      const notMcp = await post('{"hello":1}', { 'content-type': 'application/json' })
+      t.equal(notMcp.status, 400, 'JSON that is not JSON-RPC: the transport answers')
+      t.match(await notMcp.json(), { jsonrpc: '2.0', error: { code: -32700 } })
+      const noAccept = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
+      t.equal(noAccept.status, 406, 'the transport\'s own checks apply')
+    })
+  }
 })
 
 t.test('concurrent calls each carry their own request\'s headers', async (t) => {

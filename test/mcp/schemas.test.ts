@@ -160,6 +160,19 @@ t.test('what the plugin cannot see stays the route\'s to check; data keywords ar
   t.same(Object.keys(properties.odd.properties), ['__proto__', '$id', '$ref'], 'property names that look like keywords are names')
 })
 
+t.test('hints are the tool\'s annotations: a command without side effects is read-only', async (t) => {
+  const { tools } = await toolsOf(t, (app) => {
+    app.get('/both', { svc: { description: 'Both hints', hints: { sideEffects: false, idempotent: true } } }, ok)
+    app.post('/writes', { svc: { description: 'Side effects only', hints: { sideEffects: true } } }, ok)
+    app.put('/again', { svc: { description: 'Idempotent only', hints: { idempotent: false } } }, ok)
+    app.get('/none', { svc: { description: 'No hints' } }, ok)
+  })
+  t.same(tools.get('both')?.annotations, { readOnlyHint: true, idempotentHint: true })
+  t.same(tools.get('writes')?.annotations, { readOnlyHint: false })
+  t.same(tools.get('again')?.annotations, { idempotentHint: false })
+  t.equal(tools.get('none')?.annotations, undefined)
+})
+
 t.test('results: JSON text, text, nothing, images and audio as MCP content, other bytes as base64', async (t) => {
   const png = Buffer.from('89504e470d0a1a0a', 'hex')
   const { client } = await toolsOf(t, (app) => {

@@ -38,7 +38,7 @@ function byName (tools: Tool[]): Map<string, Tool> {
   return new Map(tools.map((tool) => [tool.name, tool]))
 }
 
-t.test('spawned as a user runs it, against the running shop: tools from its manifest, calls through execute', async (t) => {
+t.test('spawned as a user runs it, against the running shop: tools from its manifest, calls through execute (in-process, the same)', async (t) => {
   const shop = await buildShop()
   const origin = await listening(t, shop)
   const manifest = await fetchManifest(shop)
@@ -72,6 +72,10 @@ t.test('spawned as a user runs it, against the running shop: tools from its mani
   const user = await spawnedBridge(t, `${origin}/.well-known/svc.json`, '--token', DEMO_TOKEN)
   const cart = await user.client.callTool({ name: 'cart_add', arguments: { sku: 'kettle' } })
   t.same(cart.structuredContent, { items: [{ sku: 'kettle', quantity: 1 }], total: 24 }, '--token goes with every call')
+
+  const inProcess = await bridge(t, origin)
+  t.same((await inProcess.client.listTools()).tools, [...tools.values()], 'in-process: the same tools')
+  t.same(await inProcess.client.callTool({ name: 'cart_get', arguments: {} }), refused, 'in-process: the same refusal')
 })
 
 t.test('in-process: registered types under $defs, about in the instructions, the end of input ends it', async (t) => {

@@ -13,6 +13,12 @@ async function runConsumer (file: string): Promise<Record<string, unknown>> {
   return JSON.parse(stdout)
 }
 
+/** What importing `specifier` loads: the packages, and the files of this package's dist/. */
+async function loaded (specifier: string): Promise<{ packages: string[], ownFiles: string[] }> {
+  const { stdout } = await run(process.execPath, [consumer('loaded-packages.mjs'), specifier], { cwd: root })
+  return JSON.parse(stdout)
+}
+
 t.test('the built package imports from ESM by its name', async (t) => {
   t.same(await runConsumer('import.mjs'), { same: true, status: 200, commands: ['ping'], valid: true })
 })
@@ -43,15 +49,28 @@ t.test('the svc-manifest bin points at a built file', async (t) => {
   }
 })
 
+t.test('every entry loads with require(), and the entries share their classes', async (t) => {
+  t.same(await runConsumer('entries.cjs'), {
+    schema: 'function',
+    sameChecksumOf: true,
+    code: 'SVC_CLIENT_INVALID_MANIFEST',
+    clientErrorClass: true
+  }, 'an error thrown by the main entry is an instance of the class the client exports')
+})
+
 t.test('importing the plugin loads no TypeBox: only the client and the schema entry need it', async (t) => {
-  const loaded = async (specifier: string): Promise<string[]> => {
-    const { stdout } = await run(process.execPath, [consumer('loaded-packages.mjs'), specifier], { cwd: root })
-    return JSON.parse(stdout)
-  }
   const plugin = await loaded('fastify-svc-manifest')
-  t.ok(plugin.includes('fastify-plugin'), 'the hook sees the packages the plugin imports')
-  t.notOk(plugin.includes('@sinclair/typebox'), 'the main entry does not load TypeBox')
-  t.notOk(plugin.includes('@modelcontextprotocol/sdk'), 'nor the MCP SDK, an optional peer loaded only with the mcp option')
-  t.ok((await loaded('fastify-svc-manifest/client')).includes('@sinclair/typebox'), 'the client validates with it')
-  t.ok((await loaded('fastify-svc-manifest/schema')).includes('@sinclair/typebox'))
+  t.ok(plugin.packages.includes('fastify-plugin'), 'the hook sees the packages the plugin imports')
+  t.notOk(plugin.packages.includes('@sinclair/typebox'), 'the main entry does not load TypeBox')
+  t.notOk(plugin.packages.includes('@modelcontextprotocol/sdk'), 'nor the MCP SDK, an optional peer loaded only with the mcp option')
+  t.notOk(plugin.packages.includes('mqemitter-redis'), 'nor mqemitter-redis, an optional peer loaded only with realtime.redis')
+  t.ok((await loaded('fastify-svc-manifest/client')).packages.includes('@sinclair/typebox'), 'the client validates with it')
+  t.ok((await loaded('fastify-svc-manifest/schema')).packages.includes('@sinclair/typebox'))
+})
+
+t.test('importing the plugin loads a few bundled files, not one per module of lib/', async (t) => {
+  const { ownFiles } = await loaded('fastify-svc-manifest')
+  t.ok(ownFiles.includes('index.js'), 'the hook sees the files of dist/')
+  // Node's ESM loader costs about a millisecond per file; unbundled, the main entry loaded some 45.
+  t.ok(ownFiles.length <= 8, `at most 8 files of dist/ (loaded ${ownFiles.length}: ${ownFiles.join(', ')})`)
 })
