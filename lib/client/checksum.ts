@@ -1,4 +1,4 @@
-import { checksumOf as canonicalChecksum } from '../manifest/canonical.js'
+import { canonicalChecksum } from '../manifest/canonical.js'
 import type { ManifestCommand } from '../manifest/types.js'
 import { ManifestClientError } from './errors.js'
 import { MAX_NESTING_DEPTH, tooDeep, tooDeepError } from './nesting.js'

@@ -7,7 +7,7 @@ import type { ManifestCommand } from './types.js'
  * The manifest checksum: lowercase hex SHA-256 of the RFC 8785 (JCS) canonical JSON of `commands`.
  * Any client can recompute it from the served body. Plugin, client and CLI all compute it here.
  */
-export function checksumOf (commands: Readonly<Record<string, ManifestCommand>>): string {
+export function canonicalChecksum (commands: Readonly<Record<string, ManifestCommand>>): string {
   return sha256Hex(canonicalJson(commands))
 }
 
