@@ -38,7 +38,7 @@ function copyOf (value: unknown, depth: number, fail: JsonValueFailure): unknown
     return items
   }
   const prototype = Object.getPrototypeOf(value)
-  if (prototype !== Object.prototype && prototype !== null) fail(`${kindOf(value)}, which is not a plain object`)
+  if (prototype !== Object.prototype && prototype !== null) fail(`${classOf(value)}, which is not a plain object`)
   const copy: Record<string, unknown> = {}
   const object = value as Record<string, unknown>
   for (const key of Object.keys(object)) {
@@ -47,7 +47,7 @@ function copyOf (value: unknown, depth: number, fail: JsonValueFailure): unknown
   return copy
 }
 
-function kindOf (value: object): string {
+function classOf (value: object): string {
   const name = (value.constructor as { name?: unknown } | undefined)?.name
   return typeof name === 'string' && name !== '' && name !== 'Object' ? `a ${name}` : 'an object with a prototype of its own'
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onSendHookHandler, RouteHandlerMethod } from 'fastify'
+import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { FST_SVC_NOT_READY } from '../errors.js'
 import type { Manifest } from '../manifest/types.js'
 
@@ -100,7 +100,7 @@ export function manifestHandler (current: () => PreparedResponse | undefined): R
  * The manifest is public and cacheable by shared caches: a cookie that an app-wide hook (a session plugin)
  * sets on every response must not reach it. Runs after the app's own `onSend` hooks, which come first.
  */
-export const withoutCookies: onSendHookHandler = function withoutCookies (_request, reply, payload, done) {
+export function withoutCookies (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
   reply.removeHeader('set-cookie')
   reply.raw.removeHeader('set-cookie')
   done(null, payload)

@@ -123,7 +123,7 @@ type Piece = { text: string, invalid?: undefined } | { invalid: string }
 
 function pathSegment (name: string, value: unknown, given: boolean): Piece {
   if (!given) return { invalid: `Missing path param "${name}": the route's URL needs it.` }
-  if (!isScalar(value)) return { invalid: `Path param "${name}" must be a string, number or boolean; got ${kindOf(value)}.` }
+  if (!isScalar(value)) return { invalid: `Path param "${name}" must be a string, number or boolean; got ${structureOf(value)}.` }
   const text = String(value)
   // A URL parser folds "." and ".." segments into the path, which would reach another route.
   if (text === '' || text === '.' || text === '..') return { invalid: `Path param "${name}" cannot be ${JSON.stringify(text)}: a URL cannot carry it as a segment.` }
@@ -138,7 +138,7 @@ function queryPairs (name: string, value: unknown): Piece {
   let text = ''
   for (const item of items) {
     if (!isScalar(item)) {
-      const what = Array.isArray(value) ? `an array holding ${kindOf(item)}` : kindOf(value)
+      const what = Array.isArray(value) ? `an array holding ${structureOf(item)}` : structureOf(value)
       return { invalid: `Query param "${name}" must be a string, number, boolean or an array of them; got ${what}, which a query string cannot carry.` }
     }
     text += `${text === '' ? '' : '&'}${key}=${encodeURIComponent(String(item))}`
@@ -150,7 +150,7 @@ function isScalar (value: unknown): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
 }
 
-function kindOf (value: unknown): string {
+function structureOf (value: unknown): string {
   if (value === null) return 'null'
   return Array.isArray(value) ? 'an array' : 'an object'
 }
