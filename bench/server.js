@@ -24,12 +24,13 @@ app.get(BASELINE_PATH, function serveBaseline (request, reply) {
 
 await app.ready()
 const served = await app.inject({ method: 'GET', url: MANIFEST_PATH })
-const { etag, 'cache-control': cacheControl, 'content-type': contentType } = served.headers
+// The same headers as the manifest's 200 and 304 (its Link header included), but those Fastify adds itself.
+const { etag, 'cache-control': cacheControl, 'content-type': contentType, link } = served.headers
 Object.assign(baseline, {
   body: Buffer.from(served.rawPayload),
   etag,
-  headers: { 'content-type': contentType, etag, 'cache-control': cacheControl },
-  notModifiedHeaders: { etag, 'cache-control': cacheControl }
+  headers: { 'content-type': contentType, etag, 'cache-control': cacheControl, link },
+  notModifiedHeaders: { etag, 'cache-control': cacheControl, link }
 })
 
 await app.listen({ host: '127.0.0.1', port: 0 })

@@ -101,7 +101,7 @@ export function manifestHandler (current: () => PreparedResponse | undefined): R
  * sets on every response must not reach it. Runs after the app's own `onSend` hooks, which come first.
  */
 export function withoutCookies (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void): void {
-  reply.removeHeader('set-cookie')
-  reply.raw.removeHeader('set-cookie')
+  // Fastify's removeHeader removes it from the raw response too; most responses have none to remove.
+  if (reply.hasHeader('set-cookie')) reply.removeHeader('set-cookie')
   done(null, payload)
 }
