@@ -36,6 +36,7 @@ export function readSvcOption (svc: unknown, method: string, url: string, routeS
     if (!SVC_KEYS.has(key)) invalid(route, `svc.${key}`, `absent: svc takes ${[...SVC_KEYS].join(', ')}`, svc[key])
   }
   const description = svc.description ?? documented(routeSchema?.description) ?? documented(routeSchema?.summary)
+  // Checked first so that the message's parts are built only for a route that fails.
   if (!isDescription(description)) {
     assertDescription(description, `route ${route} (svc.description)`, svc.description === undefined ? ' Set svc.description, or give the route schema a description or summary.' : '')
   }
