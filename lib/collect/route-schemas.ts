@@ -31,8 +31,9 @@ export function objectSchema (value: unknown, route: string, field: string): Sch
 export function installParams (routeOptions: RouteOptions, method: string, params: Schema, route: string): void {
   const place = BODY_METHODS.has(method) ? 'body' : 'querystring'
   const schema = (routeOptions.schema ?? {}) as Record<string, unknown>
-  if (schema[place] !== undefined) {
-    throw new FST_SVC_PARAMS_DECLARED_TWICE(`route ${route} has both svc.params and schema.${place}. Declare params once: keep svc.params and remove schema.${place}, or drop svc.params to derive them from the schema.`)
+  const declared = schema[place] !== undefined ? place : place === 'querystring' && schema.query !== undefined ? 'query' : undefined
+  if (declared !== undefined) {
+    throw new FST_SVC_PARAMS_DECLARED_TWICE(`route ${route} has both svc.params and schema.${declared}. Declare params once: keep svc.params and remove schema.${declared}, or drop svc.params to derive them from the schema.`)
   }
   routeOptions.schema = { ...schema, [place]: params }
 }
@@ -74,11 +75,15 @@ function urlParamsSchema (params: PathParam[]): Schema {
   return { type: 'object', properties, required: params.filter((param) => !param.optional).map((param) => param.name) }
 }
 
-/** Params derived from the route's own schemas, in this order: path params, then `schema.querystring`, then `schema.body`. */
+/**
+ * Params derived from the route's own schemas, in this order: path params, then `schema.querystring` (or
+ * `schema.query`, which Fastify takes for it, after this hook), then `schema.body`.
+ */
 export function addRouteParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
   addPathParamSources(command, routeSchema)
   if (routeSchema === undefined) return
   if (routeSchema.querystring !== undefined) addSchemaSource(command, routeSchema.querystring, 'schema.querystring', 'query')
+  else if (routeSchema.query !== undefined) addSchemaSource(command, routeSchema.query, 'schema.query', 'query')
   if (routeSchema.body !== undefined) addSchemaSource(command, routeSchema.body, 'schema.body', 'body')
 }
 
