@@ -8,7 +8,7 @@ import { MemoryBroker, type Broker, type BrokerListener, type BrokerMessage, typ
 import { compilePayloadChecks, type PayloadCheck } from './payload.js'
 import { RedisBroker } from './redis-broker.js'
 import { isChannelKey } from './addressing.js'
-import { eventFrameTail, HEARTBEAT, SseStream, startEventStream, stateFrame } from './stream.js'
+import { EventFrames, HEARTBEAT, SseStream, startEventStream, stateFrame } from './stream.js'
 
 export interface RealtimeSettings {
   /** Redis URL: fan-out across instances. Without it, one process. */
@@ -58,8 +58,8 @@ class EventSubscriber {
     private nextId: number
   ) {}
 
-  deliver (frameTail: string): void {
-    this.stream.write(`id: ${this.nextId++}\n${frameTail}`)
+  deliver (frames: EventFrames): void {
+    this.stream.write(frames.withId(this.nextId++))
   }
 }
 
@@ -224,12 +224,12 @@ export class Realtime {
 
   private readonly onEventMessage: BrokerListener = (message, done) => {
     const { event, json, to } = message as EventMessage
-    const tail = eventFrameTail(event, json)
+    const frames = new EventFrames(event, json)
     if (to === undefined) {
-      for (const subscriber of this.byEvent.get(event) ?? []) subscriber.deliver(tail)
+      for (const subscriber of this.byEvent.get(event) ?? []) subscriber.deliver(frames)
     } else {
       for (const subscriber of this.bySubject.get(to) ?? []) {
-        if (subscriber.events.has(event)) subscriber.deliver(tail)
+        if (subscriber.events.has(event)) subscriber.deliver(frames)
       }
     }
     done()

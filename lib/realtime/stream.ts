@@ -5,11 +5,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 export const HEARTBEAT = ':\n\n'
 
 /**
- * The end of an event frame, shared by every subscriber of one message; each stream puts its own `id`
- * line before it. `JSON.stringify` never emits a line break, so the payload is always one `data` line.
+ * The frames of one event message. Each stream numbers its own frames, so the `id` line differs between
+ * subscribers that joined at different times; subscribers with the same next id (those that connected
+ * together, the usual case) share one frame, so an emit to many builds few strings. `JSON.stringify` never
+ * emits a line break, so the payload is always one `data` line.
  */
-export function eventFrameTail (event: string, json: string): string {
-  return `event: ${event}\ndata: ${json}\n\n`
+export class EventFrames {
+  private readonly tail: string
+  private id = -1
+  private frame = ''
+
+  constructor (event: string, json: string) {
+    this.tail = `event: ${event}\ndata: ${json}\n\n`
+  }
+
+  /** The frame with this `id`; the last one built is reused. */
+  withId (id: number): string {
+    if (id !== this.id) {
+      this.id = id
+      this.frame = `id: ${id}\n${this.tail}`
+    }
+    return this.frame
+  }
 }
 
 /** A channel frame; its `id` is the state's version, which only grows on a stream. */
