@@ -15,6 +15,8 @@ export interface CatalogCommand {
   readonly extraPlace: 'query' | 'body'
   /** The route requires a bearer credential (`svc.auth: 'required'`). */
   readonly auth: boolean
+  /** The route's own `bodyLimit`, when it sets one; else the server's applies. */
+  readonly bodyLimit?: number
   /** The object schemas the params come from, as the route validates them, path params first. */
   readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace }>
 }

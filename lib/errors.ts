@@ -85,3 +85,15 @@ export const FST_SVC_INVALID_PUBLISH = createError('FST_SVC_INVALID_PUBLISH', 'I
 
 /** `app.svc.emit()` or `publish()` after `app.close()`; a stream asked for while the app closes (503). */
 export const FST_SVC_CLOSED = createError('FST_SVC_CLOSED', 'The app is closing: %s', 503)
+
+/** A request to an endpoint that acts came from an origin the server does not accept (403). */
+export const FST_SVC_FORBIDDEN_ORIGIN = createError('FST_SVC_FORBIDDEN_ORIGIN', '%s', 403)
+
+/** A request that arrived on a loopback address named a host the server does not answer to: DNS rebinding (403). */
+export const FST_SVC_FORBIDDEN_HOST = createError('FST_SVC_FORBIDDEN_HOST', '%s', 403)
+
+/**
+ * `app.svc.emit()` or `publish()` with a payload whose stream frame is larger than `realtime.maxBufferBytes`:
+ * written to a stream, it would disconnect every subscriber, reading or not. Nothing is stored or delivered.
+ */
+export const FST_SVC_PAYLOAD_TOO_LARGE = createError('FST_SVC_PAYLOAD_TOO_LARGE', 'Payload too large: %s', 500)

@@ -15,6 +15,7 @@ import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
 import { manifestHandler, prepareResponse, withoutCookies, type PreparedResponse } from './http/manifest.js'
 import { McpEndpoint } from './http/mcp.js'
+import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
 import type { Manifest } from './manifest/types.js'
 import { readOptions, type JsonSchema, type SvcChannelOptions, type SvcEventOptions, type SvcManifestOptions } from './options.js'
@@ -92,9 +93,10 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   // Each endpoint of the plugin adds its entry to the manifest's Link header here.
   const links = new EndpointLinks()
   const dispatcher = new Dispatcher(fastify, () => catalog)
-  registerInvokeRoutes(fastify, config, dispatcher, links)
-  registerStreams(fastify, config, declarations, auth, () => realtime, links)
-  const mcp = await McpEndpoint.register(fastify, config, dispatcher, links)
+  const origins = new OriginPolicy(config)
+  registerInvokeRoutes(fastify, config, dispatcher, origins, links)
+  registerStreams(fastify, config, declarations, auth, origins, () => realtime, links)
+  const mcp = await McpEndpoint.register(fastify, config, dispatcher, origins, links)
 
   fastify.addHook('onReady', async function buildOnReady () {
     unseenRoutes.report(fastify)

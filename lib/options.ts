@@ -50,8 +50,17 @@ export interface SvcRealtimeOptions {
   redis?: string
   /** Seconds between heartbeat comments on every stream. Default 15. */
   heartbeat?: number
-  /** Bytes a subscriber may leave unread before it is disconnected. Default 1 MiB. */
+  /**
+   * Bytes a subscriber may leave unread before it is disconnected. Default 1 MiB. Also the largest frame:
+   * `emit()` and `publish()` refuse a larger one (`FST_SVC_PAYLOAD_TOO_LARGE`).
+   */
   maxBufferBytes?: number
+  /**
+   * Milliseconds `ready()` waits for Redis to answer (a host that accepts the connection and never answers
+   * included) before it rejects with `FST_SVC_BROKER_UNAVAILABLE`; also the limit of each reconnection's
+   * TCP connect. Default 5000.
+   */
+  connectTimeout?: number
 }
 
 export interface SvcManifestOptions {
@@ -82,12 +91,27 @@ export interface SvcManifestOptions {
   unseenRoutes?: UnseenRoutesMode
   /** Where the plugin's endpoints live: `{basePath}/execute`, `{basePath}/pipeline`. Default `'/svc'`. */
   basePath?: string
-  /** `false` turns execute and pipeline off; `{ maxSteps }` limits a pipeline (default 16). Default `true`. */
-  invoke?: boolean | { maxSteps?: number }
+  /**
+   * `false` turns execute and pipeline off. `maxSteps` limits a pipeline (default 16; also the most messages
+   * of one JSON-RPC batch on the MCP endpoint); `maxResultBytes` the bytes of the results one pipeline holds
+   * (default 8 MiB). Default `true`.
+   */
+  invoke?: boolean | { maxSteps?: number, maxResultBytes?: number }
   /** Event and channel streams (§9). */
   realtime?: SvcRealtimeOptions
   /** `true` or `{ path }` serves every command as an MCP tool over Streamable HTTP (default path `'/mcp'`). Default `false`. */
   mcp?: boolean | { path?: string }
+  /**
+   * Origins, besides `baseUrl`'s, whose requests (their `Origin` header) the endpoints that act accept:
+   * execute, pipeline, the streams and MCP. `'*'` accepts every origin, which lets any web page act with a
+   * visitor's credentials: unsafe unless nothing is behind auth. Default `[]`.
+   */
+  allowedOrigins?: string[]
+  /**
+   * Host names (`shop.local`, or `shop.local:8080` for one port), besides loopback names and `baseUrl`'s
+   * host, that a request arriving on a loopback address may name in `Host` (DNS rebinding). Default `[]`.
+   */
+  allowedHosts?: string[]
 }
 
 const DEFAULT_PATH = '/.well-known/svc.json'
@@ -97,21 +121,34 @@ const DEFAULT_UNSEEN_ROUTES: UnseenRoutesMode = 'warn'
 export const DEFAULT_BASE_PATH = '/svc'
 /** The most steps one pipeline request may have. */
 export const DEFAULT_MAX_STEPS = 16
+/** The most bytes of results one pipeline holds: 8 MiB. */
+export const DEFAULT_MAX_RESULT_BYTES = 8 * 1024 * 1024
 /** Seconds between heartbeat comments on every stream. */
 export const DEFAULT_HEARTBEAT = 15
 /** Bytes a stream subscriber may leave unread before it is disconnected: 1 MiB. */
 export const DEFAULT_MAX_BUFFER_BYTES = 1024 * 1024
+/** Milliseconds `ready()` waits for Redis to answer: 5 s. */
+export const DEFAULT_CONNECT_TIMEOUT = 5000
+/** The longest delay a timer can hold, in milliseconds. */
+const MAX_TIMER = 2 ** 31 - 1
 /** The longest heartbeat interval a timer can hold, in seconds. */
-const MAX_HEARTBEAT = Math.floor((2 ** 31 - 1) / 1000)
+const MAX_HEARTBEAT = Math.floor(MAX_TIMER / 1000)
 
 export interface RealtimeConfig {
   /** Redis URL (`redis://` or `rediss://`) for fan-out across instances. */
   redis?: string
   heartbeat: number
   maxBufferBytes: number
+  /** Milliseconds. */
+  connectTimeout: number
 }
 /** Where the MCP endpoint is served when `mcp` is `true`. */
 export const DEFAULT_MCP_PATH = '/mcp'
+
+export interface InvokeLimits {
+  maxSteps: number
+  maxResultBytes: number
+}
 
 /** The plugin options, checked and with defaults applied. */
 export interface Config {
@@ -128,10 +165,14 @@ export interface Config {
   /** Without a trailing `/`: `''` when the option is `'/'`. */
   basePath: string
   /** `false` when execute and pipeline are off. */
-  invoke: false | { maxSteps: number }
+  invoke: false | InvokeLimits
   realtime: RealtimeConfig
   /** `false` when the MCP endpoint is off. */
   mcp: false | { path: string }
+  /** Normalised origins (`https://shop.example`); `'*'` among them accepts every origin. */
+  allowedOrigins: string[]
+  /** Lower-case host names, with `:port` where the option named one. */
+  allowedHosts: string[]
   /** Fastify's `logLevel` and `logSerializers` register options, applied to the manifest route. */
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
   /** The declarations given as options, registered before any `app.svc.type/event/channel` call. */
@@ -140,7 +181,7 @@ export interface Config {
   channels: Record<string, unknown>
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'realtime', 'mcp']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'realtime', 'mcp', 'allowedOrigins', 'allowedHosts']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -170,6 +211,8 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     invoke: readInvoke(options.invoke),
     realtime: readRealtime(options.realtime),
     mcp: readMcp(options.mcp),
+    allowedOrigins: readAllowedOrigins(options.allowedOrigins),
+    allowedHosts: readAllowedHosts(options.allowedHosts),
     routeLog: readRouteLog(options as Record<string, unknown>),
     types: readDeclarations(options.types, 'types'),
     events: readDeclarations(options.events, 'events'),
@@ -249,15 +292,43 @@ function readBasePath (value: unknown): string {
 }
 
 function readInvoke (value: unknown): Config['invoke'] {
-  if (value === undefined || value === true) return { maxSteps: DEFAULT_MAX_STEPS }
+  if (value === undefined || value === true) return { maxSteps: DEFAULT_MAX_STEPS, maxResultBytes: DEFAULT_MAX_RESULT_BYTES }
   if (value === false) return false
-  if (!isPlainObject(value)) fail('invoke', 'true, false or { maxSteps } with maxSteps a whole number of 1 or more', value)
+  if (!isPlainObject(value)) fail('invoke', 'true, false or { maxSteps?, maxResultBytes? }', value)
   for (const key of Object.keys(value)) {
-    if (key !== 'maxSteps') fail(`invoke.${key}`, 'absent (invoke takes maxSteps)', value[key])
+    if (key !== 'maxSteps' && key !== 'maxResultBytes') fail(`invoke.${key}`, 'absent (invoke takes maxSteps and maxResultBytes)', value[key])
   }
-  const { maxSteps = DEFAULT_MAX_STEPS } = value
+  const { maxSteps = DEFAULT_MAX_STEPS, maxResultBytes = DEFAULT_MAX_RESULT_BYTES } = value
   if (!Number.isSafeInteger(maxSteps) || (maxSteps as number) < 1) fail('invoke.maxSteps', 'a whole number of 1 or more', maxSteps)
-  return { maxSteps: maxSteps as number }
+  if (!Number.isSafeInteger(maxResultBytes) || (maxResultBytes as number) < 1) fail('invoke.maxResultBytes', 'a whole number of bytes, 1 or more', maxResultBytes)
+  return { maxSteps: maxSteps as number, maxResultBytes: maxResultBytes as number }
+}
+
+function readAllowedOrigins (value: unknown): string[] {
+  const expected = 'an array of origins such as "https://app.example" (scheme, host and port only), or "*"'
+  if (value === undefined) return []
+  if (!Array.isArray(value)) fail('allowedOrigins', expected, value)
+  return value.map((origin: unknown, index) => {
+    if (origin === '*') return origin
+    const parsed = typeof origin === 'string' && URL.canParse(origin) ? new URL(origin) : undefined
+    if (parsed === undefined || !/^https?:$/.test(parsed.protocol) || `${parsed.origin}/` !== parsed.href || (origin as string).endsWith('/')) {
+      fail(`allowedOrigins[${index}]`, expected, origin)
+    }
+    return parsed.origin
+  })
+}
+
+function readAllowedHosts (value: unknown): string[] {
+  const expected = 'an array of host names such as "shop.local" or "shop.local:8080"'
+  if (value === undefined) return []
+  if (!Array.isArray(value)) fail('allowedHosts', expected, value)
+  return value.map((host: unknown, index) => {
+    const parsed = typeof host === 'string' && URL.canParse(`http://${host}`) ? new URL(`http://${host}`) : undefined
+    if (parsed === undefined || parsed.host === '' || `http://${parsed.host}/` !== parsed.href || parsed.host !== (host as string).toLowerCase()) {
+      fail(`allowedHosts[${index}]`, expected, host)
+    }
+    return parsed.host
+  })
 }
 
 function readMcp (value: unknown): Config['mcp'] {
@@ -315,17 +386,23 @@ function readAuth (value: unknown): SvcAuthOptions {
 }
 
 function readRealtime (value: unknown): RealtimeConfig {
-  if (value === undefined) return { heartbeat: DEFAULT_HEARTBEAT, maxBufferBytes: DEFAULT_MAX_BUFFER_BYTES }
-  if (!isPlainObject(value)) fail('realtime', 'an object { redis?, heartbeat?, maxBufferBytes? }', value)
+  if (value === undefined) return { heartbeat: DEFAULT_HEARTBEAT, maxBufferBytes: DEFAULT_MAX_BUFFER_BYTES, connectTimeout: DEFAULT_CONNECT_TIMEOUT }
+  if (!isPlainObject(value)) fail('realtime', 'an object { redis?, heartbeat?, maxBufferBytes?, connectTimeout? }', value)
   for (const key of Object.keys(value)) {
-    if (!['redis', 'heartbeat', 'maxBufferBytes'].includes(key)) fail(`realtime.${key}`, 'absent (realtime takes redis, heartbeat and maxBufferBytes)', value[key])
+    if (!['redis', 'heartbeat', 'maxBufferBytes', 'connectTimeout'].includes(key)) {
+      fail(`realtime.${key}`, 'absent (realtime takes redis, heartbeat, maxBufferBytes and connectTimeout)', value[key])
+    }
   }
-  const { redis, heartbeat = DEFAULT_HEARTBEAT, maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES } = value
+  const { redis, heartbeat = DEFAULT_HEARTBEAT, maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES, connectTimeout = DEFAULT_CONNECT_TIMEOUT } = value
   if (typeof heartbeat !== 'number' || !(heartbeat > 0 && heartbeat <= MAX_HEARTBEAT)) {
     fail('realtime.heartbeat', `a number of seconds above 0 and at most ${MAX_HEARTBEAT}`, heartbeat)
   }
   if (!Number.isSafeInteger(maxBufferBytes) || (maxBufferBytes as number) < 1) fail('realtime.maxBufferBytes', 'a whole number of bytes, 1 or more', maxBufferBytes)
-  const config: RealtimeConfig = { heartbeat, maxBufferBytes: maxBufferBytes as number }
+  // Milliseconds, as ioredis's own connectTimeout; a timer cannot hold more than MAX_TIMER.
+  if (!Number.isSafeInteger(connectTimeout) || !((connectTimeout as number) >= 1 && (connectTimeout as number) <= MAX_TIMER)) {
+    fail('realtime.connectTimeout', `a whole number of milliseconds, 1 or more and at most ${MAX_TIMER} (e.g. 5000 for 5 s)`, connectTimeout)
+  }
+  const config: RealtimeConfig = { heartbeat, maxBufferBytes: maxBufferBytes as number, connectTimeout: connectTimeout as number }
   if (redis !== undefined) config.redis = readRedisUrl(redis)
   return config
 }

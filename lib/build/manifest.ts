@@ -93,6 +93,7 @@ function catalogCommand (name: string, source: CommandSource): CatalogCommand {
     url: source.url,
     extraPlace: BODY_METHODS.has(source.method) ? 'body' : 'query',
     auth: source.auth === 'required',
+    bodyLimit: source.bodyLimit,
     paramSchemas: source.paramSources
   }
 }

@@ -63,6 +63,7 @@ export class RouteCollector {
       addRouteParamSources(command, routeSchema)
     }
     command.returns ??= responseSchema(routeOptions, command.route)
+    if (routeOptions.bodyLimit !== undefined) command.bodyLimit = routeOptions.bodyLimit
     this.commands.push(command)
     this.remember(svc as object, command)
     this.onCommandRoute(routeOptions, command)

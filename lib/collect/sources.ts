@@ -31,4 +31,6 @@ export interface CommandSource {
   tags?: string[]
   hints?: SvcHints
   auth?: 'required'
+  /** The route's own `bodyLimit` option, when it sets one. */
+  bodyLimit?: number
 }

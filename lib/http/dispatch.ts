@@ -32,6 +32,8 @@ export class Dispatcher {
     if (plan === undefined) return refusal(404, 'UNKNOWN_COMMAND', `Unknown command "${command}". The manifest lists the commands.`)
     const planned = planRequest(plan, params)
     if ('invalid' in planned) return refusal(400, 'INVALID_PARAMS', planned.invalid)
+    const astray = plan.pathParams.length === 0 ? undefined : this.astray(plan, planned.path, params, request)
+    if (astray !== undefined) return refusal(400, 'INVALID_PARAMS', astray)
     const headers = forwardedHeaders(request)
     if (planned.payload !== undefined) headers['content-type'] = 'application/json'
     const options: InjectOptions = {
@@ -40,6 +42,8 @@ export class Dispatcher {
       headers,
       payload: planned.payload,
       remoteAddress: request.ip,
+      // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
+      authority: request.headers.host,
       validate: false
     }
     try {
@@ -48,6 +52,38 @@ export class Dispatcher {
       // Fastify refuses to inject once the app is closing.
       return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
     }
+  }
+
+  /**
+   * The byte budget of a command's params: its route's `bodyLimit`, else the server's. Undefined for a
+   * command the catalog does not have.
+   */
+  bodyLimitOf (command: string): number | undefined {
+    const catalog = this.catalog()
+    const plan = catalog === undefined ? undefined : this.plans.get(command) ?? this.planOf(catalog, command)
+    return plan === undefined ? undefined : plan.bodyLimit ?? this.app.initialConfig.bodyLimit
+  }
+
+  /**
+   * Why a filled-in path would not reach the command's own route, or undefined when it does. The router
+   * prefers a static route to a parametric one (`GET /items/admin` over `GET /items/:id` for `id: 'admin'`),
+   * and a param's value may end where the URL has another param or a regexp: the router is asked, with the
+   * caller's host and version constraints, and must find the params exactly as given.
+   */
+  private astray (plan: RoutePlan, path: string, params: Record<string, unknown>, request: FastifyRequest): string | undefined {
+    const constraints: Record<string, string> = {}
+    if (request.headers.host !== undefined) constraints.host = request.headers.host
+    const version = request.headers['accept-version']
+    if (typeof version === 'string') constraints.version = version
+    const found = this.app.findRoute({ method: plan.method as HTTPMethods, url: path, constraints })
+    for (const name of plan.pathParams) {
+      if (!Object.hasOwn(params, name)) continue
+      const text = String(params[name])
+      if (found === null || found.params[name] !== text) {
+        return `Path param "${name}" = ${JSON.stringify(text)} does not reach this command's route (${plan.method} ${plan.url}): the URL it makes belongs to ${found === null ? 'no route' : 'another route'}.`
+      }
+    }
+    return undefined
   }
 
   private planOf (catalog: Catalog, command: string): RoutePlan | undefined {

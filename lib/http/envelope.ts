@@ -31,8 +31,15 @@ export function relayHeaders (reply: FastifyReply, headers: OutgoingHttpHeaders)
   for (const name of Object.keys(headers)) reply.header(name, headers[name])
 }
 
+/** The plugin's own refusals of the outer request, by their error code, and their envelope code. */
+const REFUSAL_CODES: Record<string, string> = {
+  FST_SVC_FORBIDDEN_ORIGIN: 'FORBIDDEN_ORIGIN',
+  FST_SVC_FORBIDDEN_HOST: 'FORBIDDEN_HOST'
+}
+
 /**
- * Errors raised before the handler runs, on the outer request: a body that is not JSON, too large or of
+ * Errors raised before the handler runs, on the outer request: another origin or a rebound host
+ * (`FORBIDDEN_ORIGIN`, `FORBIDDEN_HOST`), a body that is not JSON, too large or of
  * another media type (`INVALID_REQUEST`, `PAYLOAD_TOO_LARGE`), or an app-wide hook that threw (its status
  * gives the code, as for a route). Always the envelope, so a client has one format to read.
  */
@@ -40,7 +47,8 @@ export function envelopeErrorHandler (error: FastifyError, request: FastifyReque
   const status = error.statusCode !== undefined && error.statusCode >= 400 ? error.statusCode : 500
   if (status >= 500) request.log.error({ err: error }, 'invocation request failed')
   const parsing = typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_') && status !== 413
-  const body: CommandError = { code: parsing ? 'INVALID_REQUEST' : codeOfStatus(status), message: error.message, status }
+  const code = Object.hasOwn(REFUSAL_CODES, error.code) ? REFUSAL_CODES[error.code] : parsing ? 'INVALID_REQUEST' : codeOfStatus(status)
+  const body: CommandError = { code, message: error.message, status }
   if (typeof error.code === 'string') body.cause = error.code
   sendError(reply, body, undefined)
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler, RouteShorthandOptions } from 'fastify'
 import { FST_SVC_INVALID_SUBSCRIPTION } from '../errors.js'
 import type { Realtime } from '../realtime/realtime.js'
 import type { SubjectOf } from '../realtime/addressing.js'
@@ -8,6 +8,8 @@ export interface StreamRouteDependencies {
   basePath: string
   /** Set once the app is ready, before any request reaches a stream route. */
   realtime: () => Realtime
+  /** The origin and host check (DESIGN §8), first on every stream request. */
+  originCheck: onRequestHookHandler
   /** The bearer-auth `onRequest` hook of commands with `auth: 'required'`, when the plugin has `auth`. */
   authenticate?: onRequestAsyncHookHandler
   /** Reads the credential the hook left on the request. */
@@ -17,11 +19,13 @@ export interface StreamRouteDependencies {
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
-/** The options of a stream route: the plugin's auth hook when it has auth, and no HEAD twin (a stream has no head). */
+/**
+ * The options of a stream route: the origin check, then the plugin's auth hook when it has auth, and no
+ * HEAD twin (a stream has no head).
+ */
 export function streamRouteOptions (deps: StreamRouteDependencies): RouteShorthandOptions {
-  const options: RouteShorthandOptions = { ...deps.routeLog, exposeHeadRoute: false }
-  if (deps.authenticate !== undefined) options.onRequest = deps.authenticate
-  return options
+  const onRequest = deps.authenticate === undefined ? deps.originCheck : [deps.originCheck, deps.authenticate]
+  return { ...deps.routeLog, exposeHeadRoute: false, onRequest: onRequest as RouteShorthandOptions['onRequest'] }
 }
 
 /**

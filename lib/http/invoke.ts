@@ -1,24 +1,26 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
+import type { InvokeLimits } from '../options.js'
 import type { Dispatcher } from './dispatch.js'
 import { envelopeErrorHandler } from './envelope.js'
 import { executeHandler } from './execute.js'
 import type { EndpointLinks } from './links.js'
+import type { OriginPolicy } from './origins.js'
 import { pipelineHandler } from './pipeline.js'
 
 export interface InvokeConfig {
   basePath: string
-  invoke: false | { maxSteps: number }
+  invoke: false | InvokeLimits
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
 /** Adds `POST {basePath}/execute` and `POST {basePath}/pipeline`, and their links, unless `invoke` is false. */
-export function registerInvokeRoutes (fastify: FastifyInstance, config: InvokeConfig, dispatcher: Dispatcher, links: EndpointLinks): void {
+export function registerInvokeRoutes (fastify: FastifyInstance, config: InvokeConfig, dispatcher: Dispatcher, origins: OriginPolicy, links: EndpointLinks): void {
   if (config.invoke === false) return
-  const options: RouteShorthandOptions = { ...config.routeLog, errorHandler: envelopeErrorHandler }
+  const options: RouteShorthandOptions = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: envelopeErrorHandler }
   const execute = `${config.basePath}/execute`
   const pipeline = `${config.basePath}/pipeline`
   fastify.post(execute, options, executeHandler(dispatcher))
-  fastify.post(pipeline, options, pipelineHandler(dispatcher, config.invoke.maxSteps))
+  fastify.post(pipeline, options, pipelineHandler(dispatcher, config.invoke))
   links.add(execute, 'svc-execute')
   links.add(pipeline, 'svc-pipeline')
 }

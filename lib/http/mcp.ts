@@ -2,11 +2,13 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, Route
 import type { Schema } from '../build/type-map.js'
 import type { Catalog } from '../catalog.js'
 import { FST_SVC_NOT_READY } from '../errors.js'
+import { DEFAULT_MAX_STEPS } from '../options.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
 import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
 import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
 import type { Dispatcher } from './dispatch.js'
 import type { EndpointLinks } from './links.js'
+import type { OriginPolicy } from './origins.js'
 
 export interface McpConfig {
   name: string
@@ -14,6 +16,8 @@ export interface McpConfig {
   description: string
   about?: string
   mcp: false | { path: string }
+  /** Its `maxSteps` is also the most messages of one JSON-RPC batch (the default when invoke is off). */
+  invoke: false | { maxSteps: number }
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
@@ -21,6 +25,8 @@ export interface McpConfig {
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version']
 /** JSON-RPC's "parse error", and the code the SDK's transport uses for its other refusals. */
 const PARSE_ERROR = -32700
+/** JSON-RPC's "invalid request". */
+const INVALID_REQUEST = -32600
 const SERVER_ERROR = -32000
 
 /**
@@ -37,18 +43,21 @@ export class McpEndpoint {
   private constructor (
     private readonly sdk: McpHttpSdk,
     private readonly info: ToolServerInfo,
-    private readonly dispatcher: Dispatcher
+    private readonly dispatcher: Dispatcher,
+    private readonly maxBatch: number
   ) {}
 
   /** Loads the SDK (an optional peer) and adds the routes and their link, when `mcp` is on. */
-  static async register (fastify: FastifyInstance, config: McpConfig, dispatcher: Dispatcher, links: EndpointLinks): Promise<McpEndpoint | undefined> {
+  static async register (fastify: FastifyInstance, config: McpConfig, dispatcher: Dispatcher, origins: OriginPolicy, links: EndpointLinks): Promise<McpEndpoint | undefined> {
     if (config.mcp === false) return undefined
     const sdk = await loadHttpSdk()
     const instructions = config.about === undefined ? config.description : `${config.description}\n\n${config.about}`
-    const endpoint = new McpEndpoint(sdk, { name: config.name, version: config.version, instructions }, dispatcher)
+    const maxBatch = config.invoke === false ? DEFAULT_MAX_STEPS : config.invoke.maxSteps
+    const endpoint = new McpEndpoint(sdk, { name: config.name, version: config.version, instructions }, dispatcher, maxBatch)
     const { path } = config.mcp
-    fastify.post(path, { ...config.routeLog, errorHandler: jsonRpcErrorHandler }, (request, reply) => endpoint.handle(request, reply))
-    fastify.route({ method: ['GET', 'DELETE'], url: path, ...config.routeLog, handler: methodNotAllowed })
+    const options = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: jsonRpcErrorHandler }
+    fastify.post(path, options, (request, reply) => endpoint.handle(request, reply))
+    fastify.route({ method: ['GET', 'DELETE'], url: path, ...options, handler: methodNotAllowed })
     links.add(path, 'mcp')
     return endpoint
   }
@@ -60,6 +69,10 @@ export class McpEndpoint {
 
   private async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     if (this.tools === undefined) throw new FST_SVC_NOT_READY('the MCP tools exist once ready() has succeeded, and it failed: its error says why.')
+    // One request never costs more inner calls than one pipeline may make.
+    if (Array.isArray(request.body) && request.body.length > this.maxBatch) {
+      return await reply.code(400).send(jsonRpcError(INVALID_REQUEST, `A JSON-RPC batch may hold at most ${this.maxBatch} messages; this one holds ${request.body.length}.`))
+    }
     const { tools, byTool } = this.tools
     const server = createToolServer(this.sdk, this.info, tools, byTool, async (command, args) => {
       return toolResultOf(await this.dispatcher.dispatch(request, command, args))

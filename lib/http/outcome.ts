@@ -22,8 +22,11 @@ export interface Failure {
   error: CommandError
 }
 
-/** A command's outcome, and the response headers of its route that are passed on to the caller. */
-export type Outcome = (Success | Failure) & { headers?: OutgoingHttpHeaders }
+/**
+ * A command's outcome, the response headers of its route that are passed on to the caller, and the size
+ * of the route's body (what holding the outcome costs a pipeline).
+ */
+export type Outcome = (Success | Failure) & { headers?: OutgoingHttpHeaders, bytes?: number }
 
 /** What an inner response looks like to us (the part of light-my-request's response that is read). */
 export interface RouteResponse {
@@ -62,6 +65,7 @@ export function outcomeOf (response: RouteResponse): Outcome {
   const outcome: Outcome = status >= 200 && status < 300 ? successOf(response) : failureOf(response)
   const headers = relayedHeaders(response.headers)
   if (headers !== undefined) outcome.headers = headers
+  outcome.bytes = response.rawPayload.length
   return outcome
 }
 

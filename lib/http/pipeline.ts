@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { isPlainObject } from '../options.js'
+import { isPlainObject, type InvokeLimits } from '../options.js'
 import type { Dispatcher } from './dispatch.js'
 import { relayHeaders, sendInvalidRequest } from './envelope.js'
 import { refusal, type Outcome } from './outcome.js'
-import { resolveReferences, type StepResults, type UnresolvedReference } from './references.js'
+import { OverBudget, resolveReferences, type StepResults } from './references.js'
 
 interface Step {
   command: string
@@ -20,18 +20,28 @@ const ALIAS = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /**
  * `POST {basePath}/pipeline`, body `{ steps: [{ command, params?, as? }], continueOnError? }`: runs the
- * steps in order, each exactly like execute, and answers 200 with one result per step that ran.
+ * steps in order, each exactly like execute, and answers 200 with one result per step that ran. What one
+ * request may cost is bounded: `maxSteps` inner calls, each step's resolved params by its route's body
+ * limit, and the results held by `maxResultBytes` (the step that passes it fails, and the pipeline stops).
  */
-export function pipelineHandler (dispatcher: Dispatcher, maxSteps: number): RouteHandlerMethod {
+export function pipelineHandler (dispatcher: Dispatcher, limits: InvokeLimits): RouteHandlerMethod {
   return async function pipeline (request: FastifyRequest, reply: FastifyReply) {
-    const envelope = readEnvelope(request.body, maxSteps)
+    const envelope = readEnvelope(request.body, limits.maxSteps)
     if (typeof envelope === 'string') return sendInvalidRequest(reply, envelope, undefined)
     const results: Record<string, unknown>[] = []
-    const reachable: StepResults = { named: new Map() }
+    const reachable: StepResults = { named: new Map(), sizes: new WeakMap() }
     let ok = true
-    for (const step of envelope.steps) {
-      const outcome = await runStep(dispatcher, request, step, reachable)
+    let held = 0
+    for (const [index, step] of envelope.steps.entries()) {
+      const outcome = await runStep(dispatcher, request, index, step, reachable)
       if (outcome.headers !== undefined) relayHeaders(reply, outcome.headers)
+      held += outcome.bytes ?? 0
+      if (held > limits.maxResultBytes) {
+        const { error } = refusal(413, 'PAYLOAD_TOO_LARGE', `steps[${index}] (${step.command}): the results of this pipeline would pass ${limits.maxResultBytes} bytes (invoke.maxResultBytes); the pipeline stops here.`)
+        results.push({ command: step.command, ok: false, error })
+        ok = false
+        break
+      }
       if (outcome.ok) {
         const entry: Record<string, unknown> = { command: step.command, ok: true, result: outcome.result }
         if (outcome.encoding !== undefined) {
@@ -52,12 +62,18 @@ export function pipelineHandler (dispatcher: Dispatcher, maxSteps: number): Rout
   }
 }
 
-async function runStep (dispatcher: Dispatcher, request: FastifyRequest, step: Step, reachable: StepResults): Promise<Outcome> {
+async function runStep (dispatcher: Dispatcher, request: FastifyRequest, index: number, step: Step, reachable: StepResults): Promise<Outcome> {
+  const budget = dispatcher.bodyLimitOf(step.command)
+  // An unknown command: dispatch answers it, before any reference is looked at.
+  if (budget === undefined) return await dispatcher.dispatch(request, step.command, step.params)
   let params: Record<string, unknown>
   try {
-    params = resolveReferences(step.params, reachable)
+    params = resolveReferences(step.params, reachable, budget)
   } catch (error) {
-    return refusal(400, 'INVALID_PARAMS', (error as UnresolvedReference).message)
+    if (error instanceof OverBudget) {
+      return refusal(413, 'PAYLOAD_TOO_LARGE', `steps[${index}] (${step.command}): its params, with references resolved, pass the route's body limit of ${budget} bytes.`)
+    }
+    return refusal(400, 'INVALID_PARAMS', (error as Error).message)
   }
   return await dispatcher.dispatch(request, step.command, params)
 }

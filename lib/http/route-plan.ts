@@ -8,6 +8,8 @@ import { placesOf, type CatalogCommand, type ParamPlace } from '../catalog.js'
 export interface RoutePlan {
   name: string
   method: string
+  /** The route's URL as registered, for messages. */
+  url: string
   /** The URL's static text around its path params: `literals[i]`, param `pathParams[i]`, `literals[i + 1]`, … */
   literals: string[]
   pathParams: string[]
@@ -18,10 +20,15 @@ export interface RoutePlan {
   extraPlace: 'query' | 'body'
   /** POST, PUT and PATCH always get a JSON body (`{}` at least), so a body schema sees an object. */
   alwaysBody: boolean
+  /** The route's own `bodyLimit`, when it sets one. */
+  bodyLimit?: number
 }
 
-/** A request to the route, or the reason the params cannot make one (answered as `INVALID_PARAMS`). */
-export type PlannedRequest = { url: string, payload: string | undefined } | { invalid: string }
+/**
+ * A request to the route — `path` is `url` before its query string — or the reason the params cannot make
+ * one (answered as `INVALID_PARAMS`).
+ */
+export type PlannedRequest = { url: string, path: string, payload: string | undefined } | { invalid: string }
 
 export function planRoute (command: CatalogCommand): RoutePlan {
   const { literals, pathParams, optionalParam } = splitTemplate(command.url)
@@ -30,12 +37,14 @@ export function planRoute (command: CatalogCommand): RoutePlan {
   return {
     name: command.name,
     method: command.method,
+    url: command.url,
     literals,
     pathParams,
     optionalParam,
     places,
     extraPlace: command.extraPlace,
-    alwaysBody: command.extraPlace === 'body'
+    alwaysBody: command.extraPlace === 'body',
+    bodyLimit: command.bodyLimit
   }
 }
 
@@ -109,10 +118,11 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>): 
     if (pairs.invalid !== undefined) return pairs
     if (pairs.text !== '') query += query === '' ? pairs.text : `&${pairs.text}`
   }
+  const path = url
   if (query !== '') url += `?${query}`
-  if (body === undefined) return { url, payload: plan.alwaysBody ? '{}' : undefined }
+  if (body === undefined) return { url, path, payload: plan.alwaysBody ? '{}' : undefined }
   try {
-    return { url, payload: JSON.stringify(body) }
+    return { url, path, payload: JSON.stringify(body) }
   } catch {
     // JSON.stringify recurses, JSON.parse does not: a body Fastify parsed may be too deep to write again.
     return { invalid: 'The params are nested too deeply to be sent as JSON.' }

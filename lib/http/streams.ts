@@ -7,12 +7,14 @@ import { CREDENTIAL_PROPERTY, type BearerAuth } from './auth.js'
 import { registerChannelsRoute } from './channels.js'
 import { registerEventsRoute, type StreamRouteDependencies } from './events.js'
 import type { EndpointLinks } from './links.js'
+import type { OriginPolicy } from './origins.js'
 
 /** The event and channel streams (§9), and their part in closing the app. */
-export function registerStreams (fastify: FastifyInstance, config: Config, declarations: Declarations, auth: BearerAuth, realtime: () => Realtime | undefined, links: EndpointLinks): void {
+export function registerStreams (fastify: FastifyInstance, config: Config, declarations: Declarations, auth: BearerAuth, origins: OriginPolicy, realtime: () => Realtime | undefined, links: EndpointLinks): void {
   const deps: StreamRouteDependencies = {
     basePath: config.basePath,
     realtime: realtime as () => Realtime,
+    originCheck: origins.onRequest,
     authenticate: config.auth === undefined ? undefined : auth.onRequest,
     credentialOf: (request) => request[CREDENTIAL_PROPERTY],
     subjectOf: subjectReader(config.auth?.subject),

@@ -206,8 +206,12 @@ t.test('route URLs of every find-my-way form', async (t) => {
   t.same((await execute(app, 'reports.get', { year: 2026, month: '03' })).json().result, { year: '2026', month: '03' })
   t.same((await execute(app, 'orders.lines', { id: 42 })).json().result, { id: '42' })
   const mismatch = await execute(app, 'orders.lines', { id: 'abc' })
-  t.equal(mismatch.statusCode, 404, 'a value the regexp refuses finds no route')
-  t.equal(mismatch.json().error.code, 'NOT_FOUND')
+  t.equal(mismatch.statusCode, 400, 'a value the regexp refuses makes a URL of no route')
+  t.same(mismatch.json().error, {
+    code: 'INVALID_PARAMS',
+    status: 400,
+    message: 'Path param "id" = "abc" does not reach this command\'s route (GET /orders/:id(^\\d+)/lines): the URL it makes belongs to no route.'
+  })
   t.same((await execute(app, 'clock.now', { zone: 'UTC' })).json().result, { zone: 'UTC' })
   t.same((await execute(app, 'docs.read', { page: 'intro' })).json().result, { page: 'intro' })
   t.same((await execute(app, 'docs.read')).json().result, {}, 'an optional param left out ends the URL before it')

@@ -1,0 +1,81 @@
+import type { FastifyRequest, onRequestHookHandler } from 'fastify'
+import { FST_SVC_FORBIDDEN_HOST, FST_SVC_FORBIDDEN_ORIGIN } from '../errors.js'
+
+export interface OriginsConfig {
+  baseUrl: string
+  /** Normalised origins; `'*'` accepts every origin. */
+  allowedOrigins: string[]
+  /** Lower-case hosts, `name` (any port) or `name:port`. */
+  allowedHosts: string[]
+}
+
+/** Host names that can only mean this machine. */
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * The check that every endpoint that acts (execute, pipeline, the streams, MCP, the page) runs first on
+ * each request, against cross-site requests and DNS rebinding (DESIGN §8, the MCP transport's MUST):
+ * - an `Origin` header, when sent, must be `baseUrl`'s origin, one of `allowedOrigins`, or — on a request
+ *   that arrived on a loopback address — a loopback origin;
+ * - a request that arrived on a loopback address must name in `Host` a loopback name, `baseUrl`'s host or
+ *   one of `allowedHosts`: a page whose DNS name was rebound to 127.0.0.1 names its own host there.
+ * "Arrived on a loopback address" is the connection's local address, so a server listening on 0.0.0.0 is
+ * protected from rebinding on its loopback interface too. `app.inject()` has no connection: only the
+ * `Origin` rule applies to it.
+ */
+export class OriginPolicy {
+  private readonly origins: Set<string>
+  private readonly anyOrigin: boolean
+  private readonly hosts: Set<string>
+  /** Named so that `app.printRoutes({ includeHooks: true })` shows which routes it guards. */
+  readonly onRequest: onRequestHookHandler
+
+  constructor (config: OriginsConfig) {
+    const base = new URL(config.baseUrl)
+    this.origins = new Set([base.origin, ...config.allowedOrigins])
+    this.anyOrigin = this.origins.has('*')
+    this.hosts = new Set([base.host, base.hostname, ...config.allowedHosts])
+    const svcOriginCheck: onRequestHookHandler = (request, reply, done) => {
+      done(this.refusal(request))
+    }
+    this.onRequest = svcOriginCheck
+  }
+
+  /** The coded 403 for a request from another origin or a rebound host; undefined when it may act. */
+  refusal (request: FastifyRequest): Error | undefined {
+    const loopback = arrivedOnLoopback(request)
+    const origin = request.headers.origin
+    if (origin !== undefined && !this.anyOrigin && !this.acceptsOrigin(origin, loopback)) {
+      return new FST_SVC_FORBIDDEN_ORIGIN(`Requests from origin ${JSON.stringify(origin)} may not act on this service. The server accepts its baseUrl's origin and the allowedOrigins option.`)
+    }
+    if (loopback && !this.acceptsHost(request.headers.host)) {
+      return new FST_SVC_FORBIDDEN_HOST(`Host ${JSON.stringify(request.headers.host ?? '')} is not a name of this service. On a loopback address the server accepts localhost, 127.0.0.1, [::1], its baseUrl's host and the allowedHosts option.`)
+    }
+    return undefined
+  }
+
+  private acceptsOrigin (origin: string, loopback: boolean): boolean {
+    const parsed = parseUrl(origin)
+    if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return false
+    if (this.origins.has(parsed.origin)) return true
+    return loopback && LOOPBACK_NAMES.has(parsed.hostname)
+  }
+
+  private acceptsHost (host: string | undefined): boolean {
+    // The Host grammar has no user info, path, query or fragment: a value that brings any is refused.
+    const parsed = host === undefined ? undefined : parseUrl(`http://${host}`)
+    if (parsed === undefined || parsed.href !== `http://${parsed.host}/`) return false
+    return LOOPBACK_NAMES.has(parsed.hostname) || this.hosts.has(parsed.host) || this.hosts.has(parsed.hostname)
+  }
+}
+
+function parseUrl (text: string): URL | undefined {
+  return URL.canParse(text) ? new URL(text) : undefined
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (a dual-stack socket's view of 127.0.0.1). */
+function arrivedOnLoopback (request: FastifyRequest): boolean {
+  const address = request.socket.localAddress
+  if (address === undefined) return false
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
+}
