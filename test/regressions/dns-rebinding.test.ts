@@ -92,7 +92,7 @@ t.test('the measured attack: a rebound page is refused on every endpoint that ac
 
 t.test('a rebound Host without Origin (a non-browser client of the rebound name) is FORBIDDEN_HOST', async (t) => {
   const { port, ran } = await localService(t)
-  for (const host of ['evil.example', 'evil.example:80', `evil.example:${port}`, '127.0.0.1.evil.example', 'localhost.evil.example']) {
+  for (const host of ['evil.example', 'evil.example:80', `evil.example:${port}`, '127.0.0.1.evil.example', 'localhost.evil.example', 'user@localhost', 'localhost/path', 'local host']) {
     const answer = await send(port, 'POST', '/svc/execute', { host }, execute)
     t.equal(answer.status, 403, JSON.stringify(host))
     t.equal(JSON.parse(answer.body).error.code, 'FORBIDDEN_HOST', JSON.stringify(host))
@@ -101,6 +101,25 @@ t.test('a rebound Host without Origin (a non-browser client of the rebound name)
   t.equal(mcp.status, 403)
   t.match(JSON.parse(mcp.body).error.message, /Host "evil.example" is not a name of this service/)
   t.equal((await send(port, 'GET', '/svc/events', { host: 'evil.example' })).status, 403)
+  t.same(ran, [])
+})
+
+t.test('an HTTP/1.0 request without Host on a loopback connection is refused', async (t) => {
+  const { port, ran } = await localService(t)
+  const { connect } = await import('node:net')
+  const body = JSON.stringify(execute)
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.end(`POST /svc/execute HTTP/1.0\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`)
+    })
+    let text = ''
+    socket.setEncoding('utf8')
+    socket.on('data', (chunk: string) => { text += chunk })
+    socket.on('end', () => resolve(text))
+    socket.on('error', reject)
+  })
+  t.match(answer, /^HTTP\/1\.1 403/)
+  t.match(answer, '"code":"FORBIDDEN_HOST"')
   t.same(ran, [])
 })
 
@@ -169,6 +188,8 @@ t.test('IPv6 loopback: [::1] connections are checked the same way', async (t) =>
   t.equal((await send(port, 'POST', '/svc/execute', { host: 'evil.example' }, execute, '::1')).status, 403)
   t.equal((await send(port, 'POST', '/svc/execute', { host: `[::1]:${port}` }, execute, '::1')).status, 200)
   t.equal(ran.length, 1)
+  const dual = await localService(t, {}, '::')
+  t.equal((await send(dual.port, 'POST', '/svc/execute', { host: 'evil.example' }, execute)).status, 403, 'a dual-stack socket sees 127.0.0.1 as ::ffff:127.0.0.1')
 })
 
 t.test('app.inject() has no connection: the Origin rule applies, the Host rule does not', async (t) => {
