@@ -18,7 +18,7 @@ export interface CatalogCommand {
   /** The route's own `bodyLimit`, when it sets one; else the server's applies. */
   readonly bodyLimit?: number
   /** The object schemas the params come from, as the route validates them, path params first. */
-  readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace }>
+  readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace, readonly optional?: ReadonlySet<string> }>
 }
 
 /**

@@ -4,7 +4,7 @@ import { isPlainObject } from '../options.js'
 import { isObjectWithProperties, propertiesOf, type Schema } from '../build/type-map.js'
 import type { CommandSource, ParamPlace, ParamSource } from './sources.js'
 import { invalid } from './checks.js'
-import { pathParamsOf, type PathParam } from './path-params.js'
+import { hasParams, pathParamsOf, type PathParam } from '../route-url.js'
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 const RESPONSE_CODES = ['200', '201', '2xx']
@@ -43,7 +43,7 @@ export function installParams (routeOptions: RouteOptions, method: string, param
  * `:name` (or wildcard `*`) of the URL that it leaves out, as a string.
  */
 export function addPathParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
-  const fromUrl = command.url.includes(':') || command.url.includes('*') ? pathParamsOf(command.url) : NO_PATH_PARAMS
+  const fromUrl = hasParams(command.url) ? pathParamsOf(command.url) : NO_PATH_PARAMS
   const optional = fromUrl.length === 0 ? undefined : optionalNames(fromUrl)
   let declared: Record<string, unknown> | undefined
   if (routeSchema?.params !== undefined) {

@@ -1,5 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { endOfParam } from '../build/derive-name.js'
+import { parseRouteUrl, type UrlPart } from '../route-url.js'
 import { FST_SVC_UNSEEN_ROUTES } from '../errors.js'
 
 /** What to do about routes the plugin never saw: log a warning (default), fail `ready()`, or nothing. */
@@ -11,8 +11,6 @@ const EMPTY_TREE = '(empty tree)'
 const NODE_LINE = /^((?:│ {3}| {4})*)(?:├── |└── )(.*)$/
 /** The routes printed after a node's path: ` (GET, HEAD)`, then the constraints as JSON when there are any. */
 const ROUTE_PART = /^(.*?) \(([A-Z]+(?:-[A-Z]+)*(?:, [A-Z]+(?:-[A-Z]+)*)*)\)(?: \{.*\})?$/
-/** find-my-way's own pattern for a last optional param, which it registers as two routes. */
-const OPTIONAL_PARAM = /(\/:[^/()]*?)\?(\/?)/
 /** Stands for a path param while paths are compared: the name does not matter, only the position. */
 const PARAM = '\u0000'
 /** How many unseen routes an error or warning message names; the log entry carries them all. */
@@ -116,8 +114,18 @@ function nameOf ({ path, methods }: PrintedRoute): string {
  * `/a/:id` and `/a`), and `::` (a literal colon) as the `:` it stands for.
  */
 function routerPaths (url: string): string[] {
-  const paths = OPTIONAL_PARAM.test(url) ? [url.replace(OPTIONAL_PARAM, '$1$2'), url.replace(OPTIONAL_PARAM, '$2') || '/'] : [url]
-  return paths.map((path) => path.replaceAll('::', ':'))
+  const parts = parseRouteUrl(url)
+  const optional = parts.findIndex((part) => part.kind === 'param' && part.optional)
+  if (optional === -1) return [printed(parts)]
+  // Without it, the path also loses the `/` before it (and keeps one after it): `/a/:id?/` → `/a/`.
+  const before = parts.slice(0, optional)
+  const last = before.at(-1)
+  if (last?.kind === 'literal') before[before.length - 1] = { kind: 'literal', text: last.text.slice(0, -1) }
+  return [printed(parts), printed([...before, ...parts.slice(optional + 1)]) || '/']
+}
+
+function printed (parts: UrlPart[]): string {
+  return parts.map((part) => part.kind === 'literal' ? part.text : part.name === '*' ? '*' : `:${part.name}`).join('')
 }
 
 /**
@@ -129,16 +137,7 @@ function routerPaths (url: string): string[] {
 function shapeOf (path: string): string {
   let shape = path.toLowerCase().replace(/\/{2,}/g, '/')
   if (shape.length > 1 && shape.endsWith('/')) shape = shape.slice(0, -1)
-  let out = ''
-  for (let index = 0; index < shape.length; index++) {
-    if (shape[index] === ':') {
-      out += PARAM
-      index = endOfParam(shape, index) - 1
-    } else {
-      out += shape[index]
-    }
-  }
-  return out
+  return parseRouteUrl(shape).map((part) => part.kind === 'literal' ? part.text : PARAM).join('')
 }
 
 /** The routes of a `printRoutes()` tree: each node's path is its ancestors' parts and its own. */

@@ -1,5 +1,5 @@
-import { skipRegexp } from '../build/derive-name.js'
 import { placesOf, type CatalogCommand, type ParamPlace } from '../catalog.js'
+import { parseRouteUrl } from '../route-url.js'
 
 /**
  * How to call one command's route: computed once per command (on its first call), so that turning params
@@ -49,37 +49,23 @@ export function planRoute (command: CatalogCommand): RoutePlan {
 }
 
 /**
- * Splits a find-my-way URL into static text and path param names: `:name` ends at `(`, `-`, `.` or `/`
- * and may carry a regexp in brackets (skipped); a last param may be optional (`:name?`); `::` is a literal
- * `:`; `*` is the wildcard param, named `*`.
+ * A find-my-way URL as static text and path param names: `literals[i]`, param `pathParams[i]`,
+ * `literals[i + 1]`, …; the wildcard is the param named `*`.
  */
-export function splitTemplate (url: string): { literals: string[], pathParams: string[], optionalParam?: string } {
+function splitTemplate (url: string): { literals: string[], pathParams: string[], optionalParam?: string } {
   const literals: string[] = []
   const pathParams: string[] = []
   let optionalParam: string | undefined
   let literal = ''
-  for (let index = 0; index < url.length; index++) {
-    const char = url[index]
-    if (char === ':' && url[index + 1] === ':') {
-      literal += ':'
-      index++
-    } else if (char === ':') {
-      let end = index + 1
-      while (end < url.length && !'(-./?'.includes(url[end])) end++
-      const name = url.slice(index + 1, end)
-      pathParams.push(name)
-      literals.push(literal)
-      literal = ''
-      index = skipRegexp(url, end)
-      if (url[index] === '?') optionalParam = name
-      else index--
-    } else if (char === '*') {
-      pathParams.push('*')
-      literals.push(literal)
-      literal = ''
-    } else {
-      literal += char
+  for (const part of parseRouteUrl(url)) {
+    if (part.kind === 'literal') {
+      literal += part.text
+      continue
     }
+    literals.push(literal)
+    literal = ''
+    pathParams.push(part.name)
+    if (part.optional) optionalParam = part.name
   }
   literals.push(literal)
   return { literals, pathParams, optionalParam }

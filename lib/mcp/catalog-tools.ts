@@ -2,7 +2,6 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { propertiesOf, type Schema } from '../build/type-map.js'
 import type { Catalog, CatalogCommand } from '../catalog.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME } from '../errors.js'
-import { splitTemplate } from '../http/route-plan.js'
 import { SchemaBundle, type ResolveSchema } from './schema-bundle.js'
 import { annotationsOf, toolNames } from './tools.js'
 
@@ -49,16 +48,15 @@ export function inputSchemaOf (command: CatalogCommand, resolve: ResolveSchema):
   const bundle = new SchemaBundle(resolve)
   const properties: Record<string, object> = Object.create(null)
   const required: string[] = []
-  // The catalog lists every URL param among the path params, a string where no schema declares it.
-  const { optionalParam } = splitTemplate(command.url)
   let additionalProperties: unknown
-  for (const { schema, place } of command.paramSchemas) {
+  // The catalog lists every URL param among the path params, a string where no schema declares it.
+  for (const { schema, place, optional } of command.paramSchemas) {
     const resource = bundle.resource(schema, place)
     const params = propertiesOf(schema) as Record<string, Schema>
     const listed = Array.isArray(schema.required) ? schema.required as unknown[] : []
     for (const name of Object.keys(params)) {
       properties[name] = bundle.copy(params[name], resource) as object
-      const needed = place === 'path' ? name !== optionalParam : listed.includes(name) && params[name].default === undefined
+      const needed = place === 'path' ? optional?.has(name) !== true : listed.includes(name) && params[name].default === undefined
       if (needed) required.push(name)
     }
     // Params the command does not declare go to this place: its schema says whether they are welcome.

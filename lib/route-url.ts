@@ -1,0 +1,76 @@
+/**
+ * The one reader of find-my-way route URLs, as the router reads them: a `:name` param ends at `(`, `-`,
+ * `.`, `/` or `?`, may carry a regexp in brackets (`:id(^\\d+)`, `\\` escaping one character), and a last
+ * one may be optional (`:name?`); `::` is a literal `:`; `*` is the wildcard param, named `*` as Fastify
+ * hands it to the handler.
+ */
+
+export type UrlPart =
+  | { readonly kind: 'literal', readonly text: string }
+  | { readonly kind: 'param', readonly name: string, readonly optional: boolean }
+
+export interface PathParam {
+  name: string
+  /** A last `:name?`, which find-my-way also matches without it. */
+  optional: boolean
+}
+
+/** The URL as static text and params, in order. Adjacent static text is one part. */
+export function parseRouteUrl (url: string): UrlPart[] {
+  const parts: UrlPart[] = []
+  let literal = ''
+  const param = (name: string, optional: boolean): void => {
+    if (literal !== '') parts.push({ kind: 'literal', text: literal })
+    literal = ''
+    parts.push({ kind: 'param', name, optional })
+  }
+  for (let index = 0; index < url.length; index++) {
+    const char = url[index]
+    if (char === ':' && url[index + 1] === ':') {
+      literal += ':'
+      index++
+    } else if (char === ':') {
+      let end = index + 1
+      while (end < url.length && !'(-./?'.includes(url[end])) end++
+      const name = url.slice(index + 1, end)
+      end = skipRegexp(url, end)
+      const optional = url[end] === '?'
+      param(name, optional)
+      index = optional ? end : end - 1
+    } else if (char === '*') {
+      param('*', false)
+    } else {
+      literal += char
+    }
+  }
+  if (literal !== '') parts.push({ kind: 'literal', text: literal })
+  return parts
+}
+
+/** Whether a URL has any param at all: most URLs have none, and need no parsing. */
+export function hasParams (url: string): boolean {
+  return url.includes(':') || url.includes('*')
+}
+
+/** The path params of a URL, in order; an empty name (a lone `:`) is no param. */
+export function pathParamsOf (url: string): PathParam[] {
+  const params: PathParam[] = []
+  for (const part of parseRouteUrl(url)) {
+    if (part.kind === 'param' && part.name !== '') params.push({ name: part.name, optional: part.optional })
+  }
+  return params
+}
+
+/** Past a `(regexp)` that starts at `start`, to its matching bracket; `\\` escapes one character. */
+function skipRegexp (url: string, start: number): number {
+  let index = start
+  if (url[index] !== '(') return index
+  let depth = 0
+  do {
+    if (url[index] === '\\') index++
+    else if (url[index] === '(') depth++
+    else if (url[index] === ')') depth--
+    index++
+  } while (depth > 0 && index < url.length)
+  return index
+}
