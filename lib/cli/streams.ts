@@ -21,31 +21,43 @@ export async function watchCommand ([url, channel, key]: string[], values: Recor
 
 type Client = ReturnType<typeof createManifestClient>
 
-/** The service could not be reached or did not answer in time: exit 2, as for every network error. */
-const NOT_REACHED = new Set(['SVC_CLIENT_NETWORK', 'SVC_CLIENT_TIMEOUT'])
+/**
+ * Exit 2, as for every network error: the service could not be reached or did not answer in time, or it
+ * sent more than the client reads (a manifest over 8 MiB, or a frame of its stream over 8 MiB).
+ */
+const NETWORK_ERRORS = new Set(['SVC_CLIENT_NETWORK', 'SVC_CLIENT_TIMEOUT', 'SVC_CLIENT_BODY_TOO_LARGE', 'SVC_CLIENT_TOO_LARGE'])
 
 async function streaming (command: string, url: string, timeout: number, signal: AbortSignal | undefined, run: (client: Client, stop: AbortSignal) => Promise<void>): Promise<number> {
   if (!isUrl(url)) throw new CliError(`${command} takes the http(s) URL of a manifest or a service; got "${url}". Run svc-manifest ${command} --help.`)
-  const interrupted = signal ?? untilInterrupted()
+  const end = signal === undefined ? untilInterrupted() : { signal, release: () => {} }
   try {
-    await run(createManifestClient({ url: manifestUrlOf(url), timeout }), interrupted)
+    await run(createManifestClient({ url: manifestUrlOf(url), timeout }), end.signal)
   } catch (error) {
     // The client verifies the manifest before it subscribes: an invalid one, like a refusal, exits 1.
     const { code, message } = error as ManifestClientError
-    throw new CliError(message, NOT_REACHED.has(String(code)) ? undefined : EXIT_FAILED)
+    throw new CliError(message, NETWORK_ERRORS.has(String(code)) ? undefined : EXIT_FAILED)
+  } finally {
+    // A stream that failed leaves no handler behind: a program running main() keeps its own Ctrl-C.
+    end.release()
   }
   return EXIT_OK
 }
 
-/** A signal aborted by Ctrl-C (SIGINT) or SIGTERM, so the command ends with exit code 0 and all it printed. */
-function untilInterrupted (): AbortSignal {
+/**
+ * A signal aborted by Ctrl-C (SIGINT) or SIGTERM, so the command ends with exit code 0 and all it printed;
+ * `release` removes the handlers.
+ */
+function untilInterrupted (): { signal: AbortSignal, release: () => void } {
   const controller = new AbortController()
-  const stop = (): void => {
+  const release = (): void => {
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
+  }
+  const stop = (): void => {
+    release()
     controller.abort()
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)
-  return controller.signal
+  return { signal: controller.signal, release }
 }

@@ -42,7 +42,10 @@ const DEFAULT_IDLE_TIMEOUT = 45_000
 
 interface Frame { id?: string, event?: string, data: unknown }
 
-/** The client's HTTP settings: its `fetch`, and the time limit and body cap of each request. */
+/**
+ * The client's HTTP settings: its `fetch`, the time limit of each request, and the body cap, which on a
+ * stream bounds each frame.
+ */
 export interface StreamHttp {
   fetch: typeof fetch
   timeout: number
@@ -55,8 +58,9 @@ export interface StreamHttp {
  * client's HTTP layer: its time limit, same-origin redirects and abort handling apply until the stream
  * opens. The first connection must succeed: a failure or an answer other than a 200 stream rejects.
  * Afterwards a lost connection, a stream the server ended, an idle one or a 5xx answer is retried with
- * exponential backoff, sending `Last-Event-ID`; a 4xx answer (e.g. an expired token) rejects, and so does an
- * error thrown by `onFrame`. Resolves when `signal` aborts.
+ * exponential backoff, sending `Last-Event-ID`; a 4xx answer (e.g. an expired token) rejects, and so do an
+ * error thrown by `onFrame` and a frame over `maxBodySize` (`SVC_CLIENT_TOO_LARGE`). Resolves when `signal`
+ * aborts.
  */
 export async function consumeStream (url: URL, http: StreamHttp, options: StreamOptions, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
   const { signal, token } = options
@@ -75,7 +79,7 @@ export async function consumeStream (url: URL, http: StreamHttp, options: Stream
         await opened(response, connected)
         connected = true
         failures = 0
-        await read(response.stream(), idleTimeout, (frame) => {
+        await read(response, http.maxBodySize, idleTimeout, (frame) => {
           if (frame.id !== undefined) lastEventId = frame.id
           return onFrame(frame)
         })
@@ -101,13 +105,17 @@ async function opened (response: HttpResponse, connected: boolean): Promise<void
 
 /**
  * Reads frames until the stream ends, or nothing arrived for `idleTimeout` ms (then the exchange, ending,
- * aborts the connection). Only a failed read may be retried.
+ * aborts the connection). Only a failed read may be retried. A frame over `maxBodySize` is never fed to the
+ * parser past the limit, so the parser holds at most that much however long the server goes on: the frames
+ * before it are delivered, then the stream ends with `SVC_CLIENT_TOO_LARGE`, which is not retried (the
+ * server sent it, and asked again with `Last-Event-ID` it would send it again).
  */
-async function read (body: ReadableStream<Uint8Array>, idleTimeout: number, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
+async function read (response: HttpResponse, maxBodySize: number, idleTimeout: number, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
   const messages: EventSourceMessage[] = []
   const parser = createParser({ onEvent: (message) => messages.push(message) })
   const decoder = new TextDecoder()
-  const reader = body.getReader()
+  const frame = new FrameSize(maxBodySize)
+  const reader = response.stream().getReader()
   while (true) {
     let chunk: Awaited<ReturnType<typeof reader.read>> | undefined
     try {
@@ -116,8 +124,57 @@ async function read (body: ReadableStream<Uint8Array>, idleTimeout: number, onFr
       throw new Retryable(error as Error)
     }
     if (chunk === undefined || chunk.done) return
-    parser.feed(decoder.decode(chunk.value, { stream: true }))
+    const over = frame.overflow(chunk.value)
+    parser.feed(decoder.decode(over === -1 ? chunk.value : chunk.value.subarray(0, over), { stream: true }))
     for (const message of messages.splice(0)) await onFrame(frameOf(message))
+    if (over !== -1) {
+      throw new ManifestClientError('SVC_CLIENT_TOO_LARGE', `GET ${response.url} sent an event-stream frame of more than ${maxBodySize} bytes (maxBodySize); closed and not reopened, as the service would send it again. Raise maxBodySize if its frames are this large`)
+    }
+  }
+}
+
+const LF = 0x0a
+const CR = 0x0d
+
+/**
+ * The size of the SSE frame being received, counted on the bytes as they arrive: its lines, line endings
+ * included, up to the blank line that ends it (which is not counted). Lines end as the parser ends them, at
+ * CRLF, LF or CR, so a server cannot make a frame look ended to the count and not to the parser. A frame
+ * holds every line of it, so no line can be longer either.
+ */
+class FrameSize {
+  #size = 0
+  #atLineStart = true
+  /** The last byte was a CR: an LF now completes that line ending rather than making a blank line. */
+  #afterCR = false
+
+  constructor (private readonly limit: number) {}
+
+  /** The offset in `chunk` of the first byte that takes the current frame over the limit; -1 when none does. */
+  overflow (chunk: Uint8Array): number {
+    for (let index = 0; index < chunk.length; index++) {
+      const byte = chunk[index]
+      if (byte === LF && this.#afterCR) {
+        this.#afterCR = false
+        // The CRLF of a blank line: the frame has ended already.
+        if (this.#size === 0) continue
+        this.#size++
+      } else if (byte === LF || byte === CR) {
+        this.#afterCR = byte === CR
+        if (this.#atLineStart) {
+          this.#size = 0
+          continue
+        }
+        this.#size++
+        this.#atLineStart = true
+      } else {
+        this.#afterCR = false
+        this.#atLineStart = false
+        this.#size++
+      }
+      if (this.#size > this.limit) return index
+    }
+    return -1
   }
 }
 
