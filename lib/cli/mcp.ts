@@ -1,5 +1,5 @@
 import type { ManifestClient } from '../client/client.js'
-import { manifestTools } from '../mcp/manifest-tools.js'
+import { manifestServerInfo, manifestTools } from '../mcp/manifest-tools.js'
 import { loadStdioSdk, type McpStdioSdk } from '../mcp/sdk.js'
 import { createToolServer, toolResultOf, type CallOutcome } from '../mcp/tools.js'
 import { connect } from './call.js'
@@ -20,8 +20,7 @@ export async function mcpCommand ([source]: string[], values: Record<string, unk
   const { client, manifest } = await connect(source, timeout)
   const { tools, byTool, problems } = manifestTools(manifest)
   if (problems.length > 0) throw new CliError(`${client.url}: some commands cannot be MCP tools:`, EXIT_FAILED, problems)
-  const instructions = manifest.about === undefined ? manifest.description : `${manifest.description}\n\n${manifest.about}`
-  const server = createToolServer(sdk, { name: manifest.name, version: manifest.version, instructions }, tools, byTool, async (command, args) => {
+  const server = createToolServer(sdk, manifestServerInfo(manifest), tools, byTool, async (command, args) => {
     return toolResultOf(await outcomeOf(client, command, args, token))
   })
   const closed = new Promise<void>((resolve) => { server.onclose = resolve })
