@@ -1,4 +1,4 @@
-import { propertiesOf, type Schema } from './build/type-map.js'
+import { propertiesOf, type Schema } from './schema/schema.js'
 import type { ParamPlace } from './collect/sources.js'
 import type { Manifest } from './manifest/types.js'
 

@@ -1,8 +1,11 @@
 import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
-import { describeValue } from './describe.js'
+import { describeValue } from './util/describe.js'
+import { isPlainObject } from './util/objects.js'
 import { FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD } from './errors.js'
 import type { SvcLayout } from './manifest/types.js'
-import type { UnseenRoutesMode } from './collect/unseen-routes.js'
+
+/** What to do about routes the plugin never saw: log a warning (default), fail `ready()`, or nothing. */
+export type UnseenRoutesMode = 'warn' | 'error' | 'ignore'
 
 /** Any JSON Schema object: TypeBox 0.34 (`@sinclair/typebox`), TypeBox 1.x (`typebox`) or hand-written. */
 export type JsonSchema = object
@@ -102,6 +105,11 @@ export interface SvcManifestOptions {
   /** `true` or `{ path }` serves every command as an MCP tool over Streamable HTTP (default path `'/mcp'`). Default `false`. */
   mcp?: boolean | { path?: string }
   /**
+   * `true` or `{ path }` serves the human page: the manifest to browse, every command to try, the events to
+   * watch (default path `'{basePath}/ui'`). Default `false`.
+   */
+  ui?: boolean | { path?: string }
+  /**
    * Origins, besides `baseUrl`'s, whose requests (their `Origin` header) the endpoints that act accept:
    * execute, pipeline, the streams and MCP. `'*'` accepts every origin, which lets any web page act with a
    * visitor's credentials: unsafe unless nothing is behind auth. Default `[]`.
@@ -169,6 +177,8 @@ export interface Config {
   realtime: RealtimeConfig
   /** `false` when the MCP endpoint is off. */
   mcp: false | { path: string }
+  /** `false` when the human page is off. */
+  ui: false | { path: string }
   /** Normalised origins (`https://shop.example`); `'*'` among them accepts every origin. */
   allowedOrigins: string[]
   /** Lower-case host names, with `:port` where the option named one. */
@@ -181,7 +191,7 @@ export interface Config {
   channels: Record<string, unknown>
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'realtime', 'mcp', 'allowedOrigins', 'allowedHosts']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'realtime', 'mcp', 'ui', 'allowedOrigins', 'allowedHosts']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -211,6 +221,7 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     invoke: readInvoke(options.invoke),
     realtime: readRealtime(options.realtime),
     mcp: readMcp(options.mcp),
+    ui: readUi(options.ui, options.basePath),
     allowedOrigins: readAllowedOrigins(options.allowedOrigins),
     allowedHosts: readAllowedHosts(options.allowedHosts),
     routeLog: readRouteLog(options as Record<string, unknown>),
@@ -236,10 +247,6 @@ function readDeclarations (value: unknown, key: string): Record<string, unknown>
 
 function fail (option: string, expected: string, actual: unknown): never {
   throw new FST_SVC_INVALID_OPTION(`"${option}" must be ${expected}; got ${describeValue(actual)}.`)
-}
-
-export function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
 
 function readLayout (layout: unknown): SvcLayout {
@@ -342,6 +349,23 @@ function readMcp (value: unknown): Config['mcp'] {
   // Also a URL in the manifest's Link header: no params, wildcards or spaces.
   if (typeof path !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*$/.test(path)) {
     fail('mcp.path', 'a URL path starting with "/" of letters, digits, "-", ".", "_", "~", "%" and "/" (such as "/mcp")', path)
+  }
+  return { path }
+}
+
+/** The page's path defaults to `{basePath}/ui`, beside the endpoints it calls. */
+function readUi (value: unknown, basePath: unknown): Config['ui'] {
+  if (value === undefined || value === false) return false
+  const defaultPath = `${readBasePath(basePath)}/ui`
+  if (value === true) return { path: defaultPath }
+  if (!isPlainObject(value)) fail('ui', 'true, false or { path }', value)
+  for (const key of Object.keys(value)) {
+    if (key !== 'path') fail(`ui.${key}`, 'absent (ui takes path)', value[key])
+  }
+  const { path = defaultPath } = value
+  // Also a URL in the manifest's Link header and the prefix of the page's assets: no params, wildcards or spaces.
+  if (typeof path !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*[A-Za-z0-9\-._~%]$/.test(path)) {
+    fail('ui.path', 'a URL path starting with "/", of letters, digits, "-", ".", "_", "~", "%" and "/", not ending in "/" (such as "/svc/ui")', path)
   }
   return { path }
 }

@@ -1,31 +1,11 @@
-import { describeValue } from '../describe.js'
+import { describeValue } from '../util/describe.js'
 import { FST_SVC_UNKNOWN_REF, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import type { ManifestParam, ManifestTypeRef } from '../manifest/types.js'
-import { isPlainObject } from '../options.js'
-import { setOwn } from '../manifest/own-key.js'
-import { jsonCopy } from './json-values.js'
-
-/** A JSON Schema read as plain data. Nothing here ever writes to it. */
-export type Schema = Readonly<Record<string, unknown>>
-
-/** The registered types, by name, by the `$id` each schema carries, and by the schema object itself. */
-export interface TypeNames {
-  has (name: string): boolean
-  nameOfId (id: string): string | undefined
-  /** The name under which this very object was registered as a type, if it was. */
-  nameOfSchema (schema: object): string | undefined
-  /** The `$ref`s inside a registered type's schema. */
-  refsOf (name: string): readonly string[]
-}
-
-/** The manifest's primitive type names. */
-export const PRIMITIVES: ReadonlySet<string> = new Set(['string', 'number', 'boolean', 'array', 'object', 'null'])
-
-/**
- * How deeply `anyOf`, `oneOf` and `allOf` may nest while a type is looked for. Real schemas nest a few
- * levels; a schema that contains itself never ends, and is refused at this depth rather than by the stack.
- */
-const MAX_UNION_DEPTH = 64
+import { isPlainObject } from '../util/objects.js'
+import { MANIFEST_PRIMITIVES, MAX_DEPTH } from '../schema/keywords.js'
+import { propertiesOf, refName, type Schema, type TypeNames } from '../schema/schema.js'
+import { setOwn } from '../util/own-key.js'
+import { jsonCopy } from '../schema/json-values.js'
 
 /**
  * The manifest type name of a schema: a primitive, or the name of a registered type.
@@ -66,8 +46,8 @@ function schemaNode (schema: unknown, where: string): Schema {
 }
 
 function rawCandidates (schema: unknown, types: TypeNames, where: string, depth: number): Set<string> {
-  if (depth > MAX_UNION_DEPTH) {
-    throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: anyOf, oneOf and allOf nest more than ${MAX_UNION_DEPTH} levels deep, or the schema contains itself. Describe the type with svc.returns or a registered type.`)
+  if (depth > MAX_DEPTH) {
+    throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: anyOf, oneOf and allOf nest more than ${MAX_DEPTH} levels deep, or the schema contains itself. Describe the type with svc.returns or a registered type.`)
   }
   const node = schemaNode(schema, where)
   const named = registeredName(node, types, where)
@@ -95,15 +75,9 @@ function registeredName (schema: Schema, types: TypeNames, where: string): strin
   return types.nameOfSchema(schema)
 }
 
-/** The registered type a `$ref` points at: by name, or by the `$id` its schema carries (`'Product#'` too). */
-export function refName (ref: string, types: TypeNames): string | undefined {
-  const target = ref.replace(/#$/, '')
-  return types.has(target) ? target : types.nameOfId(target)
-}
-
 function primitive (type: unknown, where: string): string {
   const name = type === 'integer' ? 'number' : type
-  if (typeof name === 'string' && PRIMITIVES.has(name)) return name
+  if (typeof name === 'string' && MANIFEST_PRIMITIVES.has(name)) return name
   throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: ${describeValue(type)} is not a JSON Schema type (string, number, integer, boolean, array, object or null).`)
 }
 
@@ -144,22 +118,6 @@ export function typeRefOf (schema: unknown, types: TypeNames, where: string): Ma
   const { description } = schema as Schema
   if (typeof description === 'string') ref.description = description
   return ref
-}
-
-/** The properties of an object schema, or undefined when the schema is not an object with properties. */
-export function propertiesOf (schema: Schema): Record<string, unknown> | undefined {
-  const properties = schema.properties
-  return isPlainObject(properties) ? properties : undefined
-}
-
-/** An object schema that lists its properties, as params must be. */
-export function isObjectWithProperties (schema: Schema): boolean {
-  return propertiesOf(schema) !== undefined && (schema.type === undefined || schema.type === 'object')
-}
-
-/** An object schema, with or without properties, as event data must be. */
-export function isObjectSchema (schema: Schema): boolean {
-  return schema.type === 'object' || isObjectWithProperties(schema)
 }
 
 /**

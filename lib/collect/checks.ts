@@ -1,4 +1,4 @@
-import { describeValue } from '../describe.js'
+import { describeValue } from '../util/describe.js'
 import { FST_SVC_INVALID_NAME, FST_SVC_INVALID_ROUTE_OPTION, FST_SVC_MISSING_DESCRIPTION } from '../errors.js'
 import { DOTTED_NAME, TYPE_NAME } from '../manifest/names.js'
 

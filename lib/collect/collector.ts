@@ -1,9 +1,9 @@
 import type { RouteOptions } from 'fastify'
 import { FST_SVC_MULTI_METHOD, FST_SVC_UNKNOWN_REF } from '../errors.js'
-import { isPlainObject } from '../options.js'
-import { refName, type TypeNames } from '../build/type-map.js'
+import { isPlainObject } from '../util/objects.js'
+import { refName, type TypeNames } from '../schema/schema.js'
 import { addPathParamSources, addRouteParamSources, installParams, responseSchema, svcParamsPlace } from './route-schemas.js'
-import { inspectSchema } from './schema-check.js'
+import { inspectSchema } from '../schema/check.js'
 import type { CommandSource } from './sources.js'
 import { readSvcOption } from './svc-option.js'
 

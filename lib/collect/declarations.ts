@@ -1,13 +1,15 @@
-import { describeValue } from '../describe.js'
+import { describeValue } from '../util/describe.js'
 import {
   FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME, FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD,
   FST_SVC_UNMAPPABLE_SCHEMA
 } from '../errors.js'
-import { isObjectSchema, type Schema, type TypeNames } from '../build/type-map.js'
+import { isObjectSchema, type Schema, type TypeNames } from '../schema/schema.js'
 import type { SvcLayout } from '../manifest/types.js'
-import { isPlainObject, type Config, type JsonSchema, type SvcChannelAuthorize, type SvcChannelOptions, type SvcEventOptions } from '../options.js'
+import type { Config, JsonSchema, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions } from '../options.js'
+import { isPlainObject } from '../util/objects.js'
 import { assertDescription, assertName } from './checks.js'
-import { inspectSchema } from './schema-check.js'
+import { inspectSchema } from '../schema/check.js'
+import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
 
 export interface EventEntry { description: string, data?: Schema }
 export interface ChannelEntry { description: string, authorize?: SvcChannelAuthorize }
@@ -16,9 +18,7 @@ export interface ChannelEntry { description: string, authorize?: SvcChannelAutho
  * Names a type cannot have: the manifest's own type names (and `integer`, which maps to one), and the
  * names JavaScript's `typeof` gives values JSON cannot hold, which a manifest never serves as types.
  */
-const RESERVED_TYPE_NAMES = new Set([
-  'string', 'number', 'integer', 'boolean', 'array', 'object', 'null', 'undefined', 'bigint', 'symbol', 'function'
-])
+const RESERVED_TYPE_NAMES = new Set([...JSON_SCHEMA_TYPES, 'undefined', 'bigint', 'symbol', 'function'])
 /**
  * Names a type cannot have because it is shared with Fastify under its name, and Fastify's shared schemas
  * (and Ajv's) are looked up in plain objects, where these names are taken by `Object.prototype`: a `$ref`

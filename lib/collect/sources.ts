@@ -1,4 +1,4 @@
-import type { Schema } from '../build/type-map.js'
+import type { Schema } from '../schema/schema.js'
 import type { SvcHints } from './svc-option.js'
 
 /** Where a caller puts a param: in the URL path, the query string or the JSON body. */

@@ -1,8 +1,9 @@
 import type { ManifestHints } from '../manifest/types.js'
-import { isPlainObject, type JsonSchema } from '../options.js'
+import { type JsonSchema } from '../options.js'
+import { isPlainObject } from '../util/objects.js'
 import { assertDescription, assertName, invalid, isDescription } from './checks.js'
 import { objectSchema, schemaObject } from './route-schemas.js'
-import { inspectSchema } from './schema-check.js'
+import { inspectSchema } from '../schema/check.js'
 import type { CommandSource } from './sources.js'
 
 export type SvcHints = ManifestHints

@@ -1,9 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { parseRouteUrl, type UrlPart } from '../route-url.js'
 import { FST_SVC_UNSEEN_ROUTES } from '../errors.js'
-
-/** What to do about routes the plugin never saw: log a warning (default), fail `ready()`, or nothing. */
-export type UnseenRoutesMode = 'warn' | 'error' | 'ignore'
+import type { UnseenRoutesMode } from '../options.js'
 
 /** What `printRoutes()` answers for a server without routes. */
 const EMPTY_TREE = '(empty tree)'

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { isPlainObject } from '../options.js'
+import { isPlainObject } from '../util/objects.js'
 import type { Dispatcher } from './dispatch.js'
 import { sendInvalidRequest, sendOutcome } from './envelope.js'
 

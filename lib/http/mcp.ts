@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import type { Schema } from '../build/type-map.js'
+import type { Schema } from '../schema/schema.js'
 import type { Catalog } from '../catalog.js'
 import { FST_SVC_NOT_READY } from '../errors.js'
 import { DEFAULT_MAX_STEPS } from '../options.js'

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
-import { isPlainObject, type InvokeLimits } from '../options.js'
+import { type InvokeLimits } from '../options.js'
+import { isPlainObject } from '../util/objects.js'
 import type { Dispatcher } from './dispatch.js'
 import { relayHeaders, sendInvalidRequest } from './envelope.js'
 import { refusal, type Outcome } from './outcome.js'

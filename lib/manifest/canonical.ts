@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
-import { setOwn } from './own-key.js'
+import { setOwn } from '../util/own-key.js'
 import type { ManifestCommand } from './types.js'
 
 /**

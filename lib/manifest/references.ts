@@ -1,7 +1,5 @@
+import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
 import type { Manifest } from './types.js'
-
-/** The JSON Schema type names a `type` field may hold besides the names of the manifest's own types. */
-const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'])
 
 /**
  * What a JSON Schema cannot say about a manifest: every `type` field names a JSON type or a type the
@@ -11,7 +9,7 @@ const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', '
 export function typeReferenceErrors (manifest: Manifest): string[] {
   const errors: string[] = []
   const check = (type: string, path: string[]): void => {
-    if (!JSON_TYPES.has(type) && !Object.hasOwn(manifest.types, type)) {
+    if (!JSON_SCHEMA_TYPES.has(type) && !Object.hasOwn(manifest.types, type)) {
       errors.push(`${pointer([...path, 'type'])}: "${type}" is neither a JSON type nor a type defined in /types`)
     }
   }

@@ -1,8 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import { propertiesOf, type Schema } from '../build/type-map.js'
+import { propertiesOf, type Schema } from '../schema/schema.js'
 import type { Catalog, CatalogCommand } from '../catalog.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME } from '../errors.js'
-import { SchemaBundle, type ResolveSchema } from './schema-bundle.js'
+import { SchemaBundle, type ResolveSchema } from '../schema/bundle.js'
 import { annotationsOf, toolNames } from './tools.js'
 
 /**

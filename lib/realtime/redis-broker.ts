@@ -4,7 +4,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Redis, RedisOptions } from 'ioredis'
 import type MQEmitterRedis from 'mqemitter-redis'
 import { FST_SVC_BROKER_UNAVAILABLE } from '../errors.js'
-import { importOptional } from '../optional.js'
+import { importOptional } from '../util/optional.js'
 import { INITIAL_STATE, type Broker, type BrokerListener, type BrokerMessage, type StoredState } from './broker.js'
 
 type Emitter = ReturnType<typeof MQEmitterRedis>

@@ -1,16 +1,9 @@
-import type { Schema } from '../build/type-map.js'
-import { isPlainObject } from '../options.js'
+import type { Schema } from './schema.js'
+import { isPlainObject } from '../util/objects.js'
+import { SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_VALUES } from './keywords.js'
 
 /** A shared schema by its `$id` (or a registered type by its name), as the route's validator finds it. */
 export type ResolveSchema = (id: string) => Schema | undefined
-
-/** Keywords whose value is a map of schemas (its keys are names, not keywords). */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas', 'dependencies'])
-/** Keywords whose value is a schema, or an array of schemas. */
-const SCHEMA_VALUES = new Set([
-  'items', 'additionalItems', 'prefixItems', 'contains', 'additionalProperties', 'propertyNames', 'not', 'if', 'then',
-  'else', 'allOf', 'anyOf', 'oneOf', 'unevaluatedItems', 'unevaluatedProperties', 'contentSchema'
-])
 
 /** A schema document (or a part of one with its own `$id`): what a `$ref` without a URI resolves against. */
 interface Resource {
@@ -53,11 +46,11 @@ export class SchemaBundle {
         const target = this.target(value, resource)
         if (target !== undefined) copy.$ref = target
         else copy.$comment = `The route also checks this value against "${value}".`
-      } else if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
+      } else if (SUBSCHEMA_MAPS.has(key) && isPlainObject(value)) {
         const map: Record<string, unknown> = Object.create(null)
         for (const name of Object.keys(value)) setIfDefined(map, name, this.copy(value[name], resource))
         copy[key] = map
-      } else if (SCHEMA_VALUES.has(key)) {
+      } else if ((SUBSCHEMA_VALUES.has(key) || SUBSCHEMA_LISTS.has(key))) {
         setIfDefined(copy, key, Array.isArray(value) ? value.map((item) => this.copy(item, resource)) : this.copy(value, resource))
       } else {
         setIfDefined(copy, key, copyData(value))
@@ -126,9 +119,9 @@ function collectIds (schema: unknown, root: Schema, found: Map<string, Schema>):
   }
   for (const key of Object.keys(schema)) {
     const value = schema[key]
-    if (SCHEMA_MAPS.has(key) && isPlainObject(value)) {
+    if (SUBSCHEMA_MAPS.has(key) && isPlainObject(value)) {
       for (const child of Object.values(value)) collectIds(child, root, found)
-    } else if (SCHEMA_VALUES.has(key)) {
+    } else if ((SUBSCHEMA_VALUES.has(key) || SUBSCHEMA_LISTS.has(key))) {
       collectIds(value, root, found)
     }
   }

@@ -1,23 +1,8 @@
-import { describeValue } from '../describe.js'
+import { describeValue } from '../util/describe.js'
 import { FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
-import { jsonCopy } from '../build/json-values.js'
+import { jsonCopy } from './json-values.js'
+import { JSON_SCHEMA_TYPES, MAX_DEPTH, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_VALUES } from './keywords.js'
 
-/**
- * How many schema levels a schema the plugin is given may nest. Real schemas nest a handful; a schema that
- * contains itself never ends, and is refused here rather than by the stack of the validator compiler.
- */
-export const MAX_SCHEMA_DEPTH = 64
-
-const JSON_SCHEMA_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'])
-/** Keywords whose value is a map from names to schemas. */
-const SCHEMA_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas'])
-/** Keywords whose value is a list of schemas. */
-const SCHEMA_LISTS = new Set(['anyOf', 'oneOf', 'allOf', 'prefixItems'])
-/** Keywords whose value is one schema (`items` may also be a list, in the older drafts). */
-const SCHEMA_VALUES = new Set([
-  'items', 'not', 'if', 'then', 'else', 'additionalProperties', 'additionalItems', 'contains', 'propertyNames',
-  'unevaluatedItems', 'unevaluatedProperties'
-])
 /** Keywords that hold JSON values rather than schemas. */
 const VALUE_KEYWORDS = new Set(['default', 'examples'])
 /** Keywords whose values decide the manifest type, so a value JSON cannot hold leaves it unmappable. */
@@ -27,7 +12,7 @@ const TYPE_VALUE_KEYWORDS = new Set(['const', 'enum'])
  * Reads the whole of a schema that the plugin installs as a route's validation schema or shares with
  * Fastify (`svc.params`, registered types), or maps itself (`svc.returns`, event data), and refuses with an
  * error naming the field what would otherwise fail later with a bare error, or with one that does not name
- * the field: nesting deeper than `MAX_SCHEMA_DEPTH` (a schema that contains itself included), `null` or
+ * the field: nesting deeper than `MAX_DEPTH` (a schema that contains itself included), `null` or
  * another non-schema where a schema belongs, a `type` that is not a JSON Schema type, and values JSON
  * cannot hold (a BigInt, a function, a Symbol; `const: undefined`). Returns the `$ref`s it found.
  */
@@ -42,8 +27,8 @@ function schemaAt (schema: unknown, path: string, depth: number, refs: string[])
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) {
     unmappable(`${path} is ${describeValue(schema)}, where a schema belongs. Use a schema object such as { type: 'string' } (or true / false).`)
   }
-  if (depth >= MAX_SCHEMA_DEPTH) {
-    unmappable(`${shortened(path)} nests schemas more than ${MAX_SCHEMA_DEPTH} levels deep, or contains itself. Flatten it, or name the repeated part as a registered type and refer to it with $ref.`)
+  if (depth >= MAX_DEPTH) {
+    unmappable(`${shortened(path)} nests schemas more than ${MAX_DEPTH} levels deep, or contains itself. Flatten it, or name the repeated part as a registered type and refer to it with $ref.`)
   }
   const node = schema as Record<string, unknown>
   for (const key of Object.keys(node)) {
@@ -53,9 +38,9 @@ function schemaAt (schema: unknown, path: string, depth: number, refs: string[])
     else if (key === '$ref' && typeof value === 'string') refs.push(value)
     else if (TYPE_VALUE_KEYWORDS.has(key)) checkTypeValue(key, value, at)
     else if (VALUE_KEYWORDS.has(key)) checkValue(value, at)
-    else if (SCHEMA_MAPS.has(key)) schemaMapAt(value, at, depth, refs)
-    else if (SCHEMA_LISTS.has(key)) schemaListAt(value, at, depth, refs)
-    else if (SCHEMA_VALUES.has(key)) {
+    else if (SUBSCHEMA_MAPS.has(key)) schemaMapAt(key, value, at, depth, refs)
+    else if (SUBSCHEMA_LISTS.has(key)) schemaListAt(value, at, depth, refs)
+    else if (SUBSCHEMA_VALUES.has(key)) {
       if (Array.isArray(value)) schemaListAt(value, at, depth, refs)
       else schemaAt(value, at, depth + 1, refs)
     } else {
@@ -65,12 +50,16 @@ function schemaAt (schema: unknown, path: string, depth: number, refs: string[])
   }
 }
 
-function schemaMapAt (value: unknown, path: string, depth: number, refs: string[]): void {
+function schemaMapAt (keyword: string, value: unknown, path: string, depth: number, refs: string[]): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     unmappable(`${path} is ${describeValue(value)}; it must map names to schemas.`)
   }
   const map = value as Record<string, unknown>
-  for (const name of Object.keys(map)) schemaAt(map[name], `${path}.${name}`, depth + 1, refs)
+  for (const name of Object.keys(map)) {
+    // draft-07's `dependencies` also maps a property to the names of the properties it needs.
+    if (keyword === 'dependencies' && Array.isArray(map[name])) otherAt(map[name], `${path}.${name}`, depth + 1)
+    else schemaAt(map[name], `${path}.${name}`, depth + 1, refs)
+  }
 }
 
 function schemaListAt (value: unknown, path: string, depth: number, refs: string[]): void {
@@ -90,8 +79,8 @@ function otherAt (value: unknown, path: string, depth: number): void {
     }
     return
   }
-  if (depth >= MAX_SCHEMA_DEPTH) {
-    unmappable(`${shortened(path)} nests more than ${MAX_SCHEMA_DEPTH} levels deep, or contains itself.`)
+  if (depth >= MAX_DEPTH) {
+    unmappable(`${shortened(path)} nests more than ${MAX_DEPTH} levels deep, or contains itself.`)
   }
   const object = value as Record<string, unknown>
   for (const key of Object.keys(object)) otherAt(object[key], Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`, depth + 1)

@@ -1,4 +1,4 @@
-import { FST_SVC_MISSING_DEPENDENCY } from './errors.js'
+import { FST_SVC_MISSING_DEPENDENCY } from '../errors.js'
 
 /**
  * Imports an optional peer dependency when the feature that needs it is configured. A missing package is

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { placesOf } from '../../lib/catalog.js'
-import { buildManifest } from '../../lib/build/manifest.js'
+import { buildManifest } from '../../lib/assemble/manifest.js'
 import { RouteCollector } from '../../lib/collect/collector.js'
 import { Declarations } from '../../lib/collect/declarations.js'
 import { readOptions } from '../../lib/options.js'

@@ -212,7 +212,7 @@ for (const maxAge of [-1, 1.5, '300', Number.NaN, Infinity, null]) {
 }
 
 t.test('an unknown option is refused and the known ones are listed', async (t) => {
-  await t.rejects(ready(app({ baseURL: 'https://x.example' })), { code: 'FST_SVC_INVALID_OPTION', message: /unknown option "baseURL"\. Known options: svc, name, .*maxAge, unseenRoutes, basePath, invoke, realtime, mcp, allowedOrigins, allowedHosts\b/ })
+  await t.rejects(ready(app({ baseURL: 'https://x.example' })), { code: 'FST_SVC_INVALID_OPTION', message: /unknown option "baseURL"\. Known options: svc, name, .*maxAge, unseenRoutes, basePath, invoke, realtime, mcp, (ui, )?allowedOrigins, allowedHosts\b/ })
 })
 
 for (const svc of ['2.0', '0.5', 1, '']) {

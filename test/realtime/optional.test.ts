@@ -1,6 +1,6 @@
 import t from 'tap'
 import { FST_SVC_MISSING_DEPENDENCY } from '../../lib/index.js'
-import { importOptional } from '../../lib/optional.js'
+import { importOptional } from '../../lib/util/optional.js'
 
 t.test('a missing optional peer is FST_SVC_MISSING_DEPENDENCY with the install command', async (t) => {
   const error = await importOptional('svc-manifest-no-such-package', 'realtime.redis').then(() => undefined, (error: unknown) => error)
