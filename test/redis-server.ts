@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer } from 'node:net'
+import { createServer, type Server, type Socket } from 'node:net'
 import { once } from 'node:events'
 
 /** A real redis-server for one test: its own free port on loopback, no persistence, stopped by `stop()`. */
@@ -69,4 +69,46 @@ export async function freePort (): Promise<number> {
   server.close()
   await once(server, 'close')
   return port
+}
+
+/** A TCP server that accepts connections and never writes a byte: a Redis that hangs, or a wrong port. */
+export interface SilentServer {
+  port: number
+  url: string
+  /** Connections accepted so far. */
+  readonly accepted: number
+  /** Connections open now (the client has not closed them). */
+  readonly open: number
+  /** Closes the listener and destroys the connections still open. */
+  close (): Promise<void>
+}
+
+/**
+ * `halfOpen`: the server never closes its side, even after the client ended its own (a client that only
+ * ends its side would keep the connection open forever).
+ */
+export async function startSilentServer ({ halfOpen = false } = {}): Promise<SilentServer> {
+  const sockets = new Set<Socket>()
+  let accepted = 0
+  const server: Server = createServer({ allowHalfOpen: halfOpen }, (socket) => {
+    accepted++
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+    socket.on('error', () => {})
+    socket.resume()
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as { port: number }
+  return {
+    port,
+    url: `redis://127.0.0.1:${port}`,
+    get accepted () { return accepted },
+    get open () { return sockets.size },
+    async close () {
+      for (const socket of sockets) socket.destroy()
+      server.close()
+      await once(server, 'close')
+    }
+  }
 }

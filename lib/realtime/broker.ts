@@ -9,9 +9,18 @@ export interface BrokerMessage {
 /** mqemitter's listener shape: `done` must be called once the message is handled. */
 export type BrokerListener = (message: BrokerMessage, done: () => void) => void
 
-/** The latest state of one channel key. `json` is the state serialised once, by the publisher. */
-export interface StoredState {
+/**
+ * Where a state stands. `epoch` names the life of its key's store: it changes when the store starts
+ * again without the key (Redis restarted empty, the key flushed or evicted), and versions then start
+ * again at 1. Versions compare only within one epoch.
+ */
+export interface StateVersion {
   version: number
+  epoch: string
+}
+
+/** The latest state of one channel key. `json` is the state serialised once, by the publisher. */
+export interface StoredState extends StateVersion {
   json: string
 }
 
@@ -26,14 +35,20 @@ export interface Broker {
   /** Resolves once the subscription is in place, so no message sent afterwards is missed. */
   subscribe (topic: string, listener: BrokerListener): Promise<void>
   unsubscribe (topic: string, listener: BrokerListener): void
-  /** Replaces the state under `key` and returns its new version (1 for the first). */
-  store (key: string, json: string): Promise<number>
-  /** The latest state under `key`: version 0 and `null` before any publish. */
+  /** Replaces the state under `key` and returns its new version (1 for the first) and epoch. */
+  store (key: string, json: string): Promise<StateVersion>
+  /** The latest state under `key`: version 0 and `null` before any publish (or after the store lost it). */
   read (key: string): Promise<StoredState>
+  /**
+   * `listener` runs each time the broker is back after losing its connection, once its subscriptions are
+   * in place again: messages sent meanwhile were lost, and the stored states may have been too.
+   */
+  onReconnect (listener: () => void): void
   close (): Promise<void>
 }
 
-export const INITIAL_STATE: Readonly<StoredState> = Object.freeze({ version: 0, json: 'null' })
+/** The state of a key nobody published, or whose store lost it. */
+export const INITIAL_STATE: Readonly<StoredState> = Object.freeze({ version: 0, epoch: '', json: 'null' })
 
 /** One instance: an in-process mqemitter, and the states in a Map. */
 export class MemoryBroker implements Broker {
@@ -61,15 +76,19 @@ export class MemoryBroker implements Broker {
     this.emitter.removeListener(topic, listener)
   }
 
-  async store (key: string, json: string): Promise<number> {
+  /** One epoch, `''`: the states live as long as the process, so they are never lost under a watcher. */
+  async store (key: string, json: string): Promise<StateVersion> {
     const version = (this.states.get(key)?.version ?? 0) + 1
-    this.states.set(key, { version, json })
-    return version
+    this.states.set(key, { version, epoch: '', json })
+    return { version, epoch: '' }
   }
 
   async read (key: string): Promise<StoredState> {
     return this.states.get(key) ?? INITIAL_STATE
   }
+
+  /** Never called: an in-process emitter has no connection to lose. */
+  onReconnect (): void {}
 
   close (): Promise<void> {
     return new Promise((resolve) => { this.emitter.close(resolve) })

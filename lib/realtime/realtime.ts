@@ -2,21 +2,25 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import {
   FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_BROKER_UNAVAILABLE, FST_SVC_CLOSED, FST_SVC_INVALID_EVENT_DATA,
-  FST_SVC_INVALID_OPTION, FST_SVC_INVALID_PUBLISH, FST_SVC_UNKNOWN_CHANNEL, FST_SVC_UNKNOWN_EVENT
+  FST_SVC_INVALID_OPTION, FST_SVC_INVALID_PUBLISH, FST_SVC_PAYLOAD_TOO_LARGE, FST_SVC_UNKNOWN_CHANNEL, FST_SVC_UNKNOWN_EVENT
 } from '../errors.js'
-import { MemoryBroker, type Broker, type BrokerListener, type BrokerMessage, type StoredState } from './broker.js'
+import { MemoryBroker, type Broker, type BrokerListener, type BrokerMessage, type StateVersion, type StoredState } from './broker.js'
 import { compilePayloadChecks, type PayloadCheck } from './payload.js'
 import { RedisBroker } from './redis-broker.js'
 import { isChannelKey } from './addressing.js'
-import { EventFrames, HEARTBEAT, SseStream, startEventStream, stateFrame } from './stream.js'
+import {
+  EventFrames, HEARTBEAT, STATE_FRAME_OVERHEAD, SseStream, eventFrameOverhead, oversizedFrame, startEventStream, stateFrame
+} from './stream.js'
 
 export interface RealtimeSettings {
   /** Redis URL: fan-out across instances. Without it, one process. */
   redis?: string
   /** Seconds between heartbeat comments on every stream. */
   heartbeat: number
-  /** Bytes a stream may hold unsent before the subscriber is dropped. */
+  /** Bytes a stream may hold unsent before the subscriber is dropped; no frame may be larger. */
   maxBufferBytes: number
+  /** Milliseconds `ready()` waits for Redis to answer. */
+  connectTimeout: number
 }
 
 export interface RealtimeDependencies {
@@ -41,6 +45,7 @@ interface EventMessage extends BrokerMessage {
 /** A channel state on its way; its topic names the channel and the key. */
 interface StateMessage extends BrokerMessage {
   version: number
+  epoch: string
   json: string
 }
 
@@ -66,19 +71,21 @@ class EventSubscriber {
 /**
  * One watcher of a channel key. Until its stream starts, states that arrive are kept (the newest only):
  * one published between the subscription and the read of the stored state must not be lost. Once
- * started, only a newer version than the last one written goes out, so versions only grow on a stream,
- * even when two instances' publishes cross on the way.
+ * started, only a state newer than the last one written goes out, so within an epoch versions only grow
+ * on a stream, even when two instances' publishes cross on the way. A state of another epoch is always
+ * newer: its store started again (Redis restarted empty), and its versions with it.
  */
 class ChannelWatcher {
   private stream: SseStream | undefined
-  private version = -1
+  /** The last state written; only its place is kept, not its JSON. */
+  private last: StateVersion = { version: -1, epoch: '' }
   private pending: StoredState | undefined
 
   offer (state: StoredState, frame: () => string): void {
     if (this.stream === undefined) {
-      if (this.pending === undefined || state.version > this.pending.version) this.pending = state
-    } else if (state.version > this.version) {
-      this.version = state.version
+      if (this.pending === undefined || isNewer(state, this.pending)) this.pending = state
+    } else if (isNewer(state, this.last)) {
+      this.last = { version: state.version, epoch: state.epoch }
       this.stream.write(frame())
     }
   }
@@ -130,7 +137,10 @@ export class Realtime {
   async start (sharedSchemas: Iterable<object>): Promise<void> {
     this.checks = await compilePayloadChecks(this.deps.events, sharedSchemas)
     const { redis, heartbeat } = this.deps.settings
-    this.broker = redis === undefined ? await MemoryBroker.create() : await RedisBroker.connect(redis, this.deps.log)
+    this.broker = redis === undefined
+      ? await MemoryBroker.create()
+      : await RedisBroker.connect(redis, { connectTimeout: this.deps.settings.connectTimeout, log: this.deps.log })
+    this.broker.onReconnect(() => this.resync())
     await this.broker.subscribe(`${this.namespace}/event/+`, this.onEventMessage)
     this.heartbeat = setInterval(() => this.beat(), heartbeat * 1000).unref()
   }
@@ -144,6 +154,8 @@ export class Realtime {
     const problem = this.checks.get(event)?.(data)
     if (problem !== undefined) throw new FST_SVC_INVALID_EVENT_DATA(`event "${event}": ${problem}. Nothing was delivered.`)
     const json = toJson(data, (reason) => new FST_SVC_INVALID_EVENT_DATA(`event "${event}": the payload is not JSON (${reason}). Nothing was delivered.`))
+    const bytes = oversizedFrame(eventFrameOverhead(event), json, this.deps.settings.maxBufferBytes)
+    if (bytes !== undefined) throw this.tooLarge(`app.svc.emit("${event}")`, 'its frame', bytes, 'Nothing was delivered')
     const message: EventMessage = { topic: this.eventTopic(event), event, json }
     if (to !== undefined) message.to = to
     broker.send(message).catch((error) => {
@@ -162,9 +174,11 @@ export class Realtime {
     }
     if (!isChannelKey(key)) throw new FST_SVC_INVALID_PUBLISH(`app.svc.publish("${channel}", key): the key must be a non-empty string of well-formed Unicode; got ${typeof key === 'string' ? 'a string that is not' : typeof key}.`)
     const json = toJson(state, (reason) => new FST_SVC_INVALID_PUBLISH(`channel "${channel}": the state is not JSON (${reason}).`))
+    const bytes = oversizedFrame(STATE_FRAME_OVERHEAD, json, this.deps.settings.maxBufferBytes)
+    if (bytes !== undefined) throw this.tooLarge(`app.svc.publish("${channel}")`, 'the state\'s frame', bytes, 'Nothing was stored or delivered')
     const topic = this.channelTopic(channel, key)
-    return broker.store(topic, json).then(async (version) => {
-      const message: StateMessage = { topic, version, json }
+    return broker.store(topic, json).then(async ({ version, epoch }) => {
+      const message: StateMessage = { topic, version, epoch, json }
       await broker.send(message)
       return version
     })
@@ -224,6 +238,7 @@ export class Realtime {
 
   private readonly onEventMessage: BrokerListener = (message, done) => {
     const { event, json, to } = message as EventMessage
+    if (this.refusedOnArrival(eventFrameOverhead(event), json, { event })) return done()
     const frames = new EventFrames(event, json)
     if (to === undefined) {
       for (const subscriber of this.byEvent.get(event) ?? []) subscriber.deliver(frames)
@@ -261,10 +276,8 @@ export class Realtime {
       // One listener per subscription: mqemitter removes listeners later, by identity, so a listener
       // shared with a newer subscription of the same topic would be removed with the old one.
       const listener: BrokerListener = (message, done) => {
-        const { version, json } = message as StateMessage
-        const state = { version, json }
-        let frame: string | undefined
-        for (const each of (watched as WatchedTopic).watchers) each.offer(state, () => (frame ??= stateFrame(state.version, state.json)))
+        const { version, epoch, json } = message as StateMessage
+        this.deliverState(topic, watched as WatchedTopic, { version, epoch, json })
         done()
       }
       watched = { watchers: new Set(), listener, subscribed: (this.broker as Broker).subscribe(topic, listener) }
@@ -272,6 +285,44 @@ export class Realtime {
     }
     watched.watchers.add(watcher)
     return watched.subscribed
+  }
+
+  /** Writes `state` to the watchers of `topic` that have not had it; the frame is built once, if needed. */
+  private deliverState (topic: string, watched: WatchedTopic, state: StoredState): void {
+    if (this.refusedOnArrival(STATE_FRAME_OVERHEAD, state.json, { topic })) return
+    let frame: string | undefined
+    for (const each of watched.watchers) each.offer(state, () => (frame ??= stateFrame(state.version, state.json)))
+  }
+
+  /**
+   * After the broker was disconnected: the stored state of each watched key goes to its watchers, so a
+   * publish made while this instance was not subscribed is not lost, and a state the store lost (Redis
+   * restarted empty) is not shown as current. A watcher that has it already gets nothing.
+   */
+  private resync (): void {
+    const broker = this.broker as Broker
+    for (const [topic, watched] of this.topics) {
+      broker.read(topic).then((state) => this.deliverState(topic, watched, state), (error: Error) => {
+        this.deps.log.warn({ err: error, topic }, 'fastify-svc-manifest: the state of a watched channel key could not be read after the realtime broker came back; its watchers get its next publish')
+      })
+    }
+  }
+
+  /**
+   * A message from an instance whose `maxBufferBytes` is larger than this one's: written here, its frame
+   * would disconnect every subscriber. It is logged and not delivered.
+   */
+  private refusedOnArrival (overhead: number, json: string, about: Record<string, string>): boolean {
+    const limit = this.deps.settings.maxBufferBytes
+    const bytes = oversizedFrame(overhead, json, limit)
+    if (bytes === undefined) return false
+    this.deps.log.warn({ ...about, bytes, limit }, 'fastify-svc-manifest: a message from another instance is larger than realtime.maxBufferBytes here; not delivered')
+    return true
+  }
+
+  private tooLarge (call: string, what: string, bytes: number, outcome: string): Error {
+    const limit = this.deps.settings.maxBufferBytes
+    return new FST_SVC_PAYLOAD_TOO_LARGE(`${call}: ${what} is ${bytes} bytes, more than realtime.maxBufferBytes (${limit}), past which a stream is disconnected. ${outcome}. Send less (e.g. an id the subscriber fetches), or raise realtime.maxBufferBytes.`)
   }
 
   private unwatch (topic: string, watcher: ChannelWatcher): void {
@@ -312,6 +363,11 @@ export class Realtime {
     // encodeURIComponent is one-to-one on well-formed strings: two keys never share a topic.
     return `${this.namespace}/channel/${channel}/${encodeURIComponent(key).replace(/\*/g, '%2A')}`
   }
+}
+
+/** Whether `state` comes after `than`: a later version of the same epoch, or any state of another epoch. */
+function isNewer (state: StateVersion, than: StateVersion): boolean {
+  return state.epoch !== than.epoch || state.version > than.version
 }
 
 function closedError (): Error {

@@ -34,6 +34,29 @@ export function stateFrame (version: number, stateJson: string): string {
   return `id: ${version}\nevent: state\ndata: {"version":${version},"state":${stateJson}}\n\n`
 }
 
+/** The longest `id` a stream can write (a version, or an event id past a client's `Last-Event-ID`): 16 digits. */
+const LONGEST_ID = Number.MAX_SAFE_INTEGER
+
+/** Bytes of an event's frame without its payload, with the longest id. */
+export function eventFrameOverhead (event: string): number {
+  return Buffer.byteLength(new EventFrames(event, '').withId(LONGEST_ID))
+}
+
+/** Bytes of a channel frame without its state, with the longest version. */
+export const STATE_FRAME_OVERHEAD = Buffer.byteLength(stateFrame(LONGEST_ID, ''))
+
+/**
+ * The size in bytes of a frame of `overhead` bytes around `json` when it is larger than `limit`, else
+ * undefined. A frame larger than `maxBufferBytes` would disconnect every subscriber, reading or not.
+ * Each UTF-16 unit of `json` is 1 to 3 bytes in UTF-8, so it is scanned only when its length leaves the
+ * answer in doubt: a payload well under the limit costs nothing.
+ */
+export function oversizedFrame (overhead: number, json: string, limit: number): number | undefined {
+  if (overhead + json.length * 3 <= limit) return undefined
+  const bytes = overhead + Buffer.byteLength(json)
+  return bytes > limit ? bytes : undefined
+}
+
 export interface StreamLimits {
   /** Bytes a stream may hold unsent before it is dropped. */
   maxBufferBytes: number

@@ -15,18 +15,26 @@ async function register (options: Record<string, unknown>): Promise<unknown> {
   }
 }
 
-t.test('realtime: redis, heartbeat and maxBufferBytes, and nothing else', async (t) => {
+t.test('realtime: redis, heartbeat, maxBufferBytes and connectTimeout, and nothing else', async (t) => {
   t.equal(await register({ realtime: {} }), undefined)
-  t.equal(await register({ realtime: { heartbeat: 0.01, maxBufferBytes: 1 } }), undefined)
+  t.equal(await register({ realtime: { heartbeat: 0.01, maxBufferBytes: 1, connectTimeout: 1 } }), undefined)
+  t.equal(await register({ realtime: { connectTimeout: 2147483647 } }), undefined)
   const cases: Array<[unknown, RegExp]> = [
-    [true, /"realtime" must be an object \{ redis\?, heartbeat\?, maxBufferBytes\? \}; got true/],
-    [{ colour: 'red' }, /"realtime.colour" must be absent \(realtime takes redis, heartbeat and maxBufferBytes\)/],
+    [true, /"realtime" must be an object \{ redis\?, heartbeat\?, maxBufferBytes\?, connectTimeout\? \}; got true/],
+    [{ colour: 'red' }, /"realtime.colour" must be absent \(realtime takes redis, heartbeat, maxBufferBytes and connectTimeout\)/],
     [{ heartbeat: 0 }, /"realtime.heartbeat" must be a number of seconds above 0 and at most 2147483; got 0/],
     [{ heartbeat: '15' }, /"realtime.heartbeat" must be a number of seconds/],
     [{ heartbeat: 1e9 }, /"realtime.heartbeat" must be/],
     [{ heartbeat: Number.NaN }, /"realtime.heartbeat" must be/],
     [{ maxBufferBytes: 0 }, /"realtime.maxBufferBytes" must be a whole number of bytes, 1 or more; got 0/],
     [{ maxBufferBytes: 1.5 }, /"realtime.maxBufferBytes" must be/],
+    [{ connectTimeout: 0 }, /"realtime.connectTimeout" must be a whole number of milliseconds, 1 or more and at most 2147483647 \(e.g. 5000 for 5 s\); got 0/],
+    [{ connectTimeout: 2.5 }, /"realtime.connectTimeout" must be a whole number of milliseconds/],
+    [{ connectTimeout: -1 }, /"realtime.connectTimeout" must be/],
+    [{ connectTimeout: '5000' }, /"realtime.connectTimeout" must be .*; got "5000"/],
+    [{ connectTimeout: 2147483648 }, /"realtime.connectTimeout" must be/],
+    [{ connectTimeout: Number.POSITIVE_INFINITY }, /"realtime.connectTimeout" must be/],
+    [{ connectTimeout: Number.NaN }, /"realtime.connectTimeout" must be/],
     [{ redis: 'localhost:6379' }, /"realtime.redis" must be a Redis URL such as "redis:\/\/127.0.0.1:6379" \(redis: or rediss:\); got "localhost:6379"/],
     [{ redis: 'http://127.0.0.1:6379' }, /"realtime.redis" must be a Redis URL/],
     [{ redis: 6379 }, /"realtime.redis" must be a Redis URL/]
