@@ -1,31 +1,15 @@
+import type { CommandRoute } from './assemble/command-route.js'
 import { propertiesOf, type Schema } from './schema/schema.js'
 import type { ParamPlace } from './collect/sources.js'
 import type { Manifest } from './manifest/types.js'
 
 export type { ParamPlace } from './collect/sources.js'
 
-/** How to call one command over its own route: what execute, pipeline and MCP dispatch on. */
-export interface CatalogCommand {
-  readonly name: string
-  /** The route's method, e.g. `GET`. */
-  readonly method: string
-  /** The route's URL as registered, prefix included, e.g. `/carts/:id/items`. */
-  readonly url: string
-  /** Where params the command does not declare go: the body for POST, PUT and PATCH, else the query. */
-  readonly extraPlace: 'query' | 'body'
-  /** The route requires a bearer credential (`svc.auth: 'required'`). */
-  readonly auth: boolean
-  /** The route's own `bodyLimit`, when it sets one; else the server's applies. */
-  readonly bodyLimit?: number
-  /** The object schemas the params come from, as the route validates them, path params first. */
-  readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace, readonly optional?: ReadonlySet<string> }>
-}
-
 /**
  * Where each declared param of a command goes, as a null-prototype map. Computed when a command is first
  * called rather than for every command at `ready()`.
  */
-export function placesOf (command: CatalogCommand): Record<string, ParamPlace> {
+export function placesOf (command: CommandRoute): Record<string, ParamPlace> {
   const places: Record<string, ParamPlace> = Object.create(null)
   for (const { schema, place } of command.paramSchemas) {
     for (const name of Object.keys(propertiesOf(schema) as Schema)) places[name] = place
@@ -40,20 +24,20 @@ export function placesOf (command: CatalogCommand): Record<string, ParamPlace> {
  */
 export class Catalog {
   /** Each command's route, by command name: what the invocation endpoints dispatch on. */
-  private readonly byName = new Map<string, CatalogCommand>()
+  private readonly byName = new Map<string, CommandRoute>()
   private parsed: Readonly<Manifest> | undefined
 
   constructor (
     /** The served body. */
     readonly body: Buffer,
     readonly checksum: string,
-    routes: Iterable<CatalogCommand>
+    routes: Iterable<CommandRoute>
   ) {
     for (const route of routes) this.byName.set(route.name, route)
   }
 
   /** The route of a command of the manifest, or undefined: only commands are reachable by name. */
-  command (name: string): CatalogCommand | undefined {
+  command (name: string): CommandRoute | undefined {
     return this.byName.get(name)
   }
 

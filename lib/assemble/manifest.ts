@@ -1,4 +1,4 @@
-import type { CatalogCommand } from '../catalog.js'
+import { commandRouteOf, type CommandRoute } from './command-route.js'
 import type { Declarations } from '../collect/declarations.js'
 import type { CommandSource, ParamSource } from '../collect/sources.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECLARED_TWICE } from '../errors.js'
@@ -16,7 +16,7 @@ import { propertiesOf, type Schema } from '../schema/schema.js'
 export interface BuiltManifest {
   manifest: Manifest
   /** Each command's route and param places, for the catalog. */
-  routes: CatalogCommand[]
+  routes: CommandRoute[]
 }
 
 /**
@@ -49,7 +49,7 @@ export function buildManifest (config: Config, registry: Declarations, sources: 
     checksum: sha256Hex(canonicalCommands(commands)),
     updatedAt: now.toISOString()
   }
-  return { manifest, routes: [...named].map(([name, source]) => catalogCommand(name, source)) }
+  return { manifest, routes: [...named].map(([name, source]) => commandRouteOf(name, source)) }
 }
 
 /**
@@ -83,20 +83,6 @@ function namedSources (sources: CommandSource[], problems: Error[]): Map<string,
     }
   }
   return byName
-}
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
-
-function catalogCommand (name: string, source: CommandSource): CatalogCommand {
-  return {
-    name,
-    method: source.method,
-    url: source.url,
-    extraPlace: BODY_METHODS.has(source.method) ? 'body' : 'query',
-    auth: source.auth === 'required',
-    bodyLimit: source.bodyLimit,
-    paramSchemas: source.paramSources
-  }
 }
 
 function commandName (source: CommandSource): string {

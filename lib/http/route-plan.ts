@@ -1,4 +1,5 @@
-import { placesOf, type CatalogCommand, type ParamPlace } from '../catalog.js'
+import type { CommandRoute } from '../assemble/command-route.js'
+import { placesOf, type ParamPlace } from '../catalog.js'
 import { parseRouteUrl } from '../route-url.js'
 
 /**
@@ -30,7 +31,7 @@ export interface RoutePlan {
  */
 export type PlannedRequest = { url: string, path: string, payload: string | undefined } | { invalid: string }
 
-export function planRoute (command: CatalogCommand): RoutePlan {
+export function planRoute (command: CommandRoute): RoutePlan {
   const { literals, pathParams, optionalParam } = splitTemplate(command.url)
   const places = placesOf(command)
   for (const name of pathParams) places[name] = 'path'

@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import { propertiesOf, type Schema } from '../schema/schema.js'
-import type { Catalog, CatalogCommand } from '../catalog.js'
+import type { CommandRoute } from '../assemble/command-route.js'
+import type { Catalog } from '../catalog.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME } from '../errors.js'
 import { SchemaBundle, type ResolveSchema } from '../schema/bundle.js'
 import { annotationsOf, toolNames } from './tools.js'
@@ -31,7 +32,7 @@ export function catalogTools (catalog: Catalog, resolve: ResolveSchema): Tools {
   const tools: Tool[] = []
   for (const [name, command] of byTool) {
     const { description, hints } = commands[command]
-    const tool: Tool = { name, description, inputSchema: inputSchemaOf(catalog.command(command) as CatalogCommand, resolve) }
+    const tool: Tool = { name, description, inputSchema: inputSchemaOf(catalog.command(command) as CommandRoute, resolve) }
     const annotations = annotationsOf(hints)
     if (annotations !== undefined) tool.annotations = annotations
     tools.push(tool)
@@ -44,7 +45,7 @@ export function catalogTools (catalog: Catalog, resolve: ResolveSchema): Tools {
  * (enums, bounds, formats, descriptions, defaults), path params first and required, `required` as the
  * route applies it (a param with a default may be left out), references into `$defs`.
  */
-export function inputSchemaOf (command: CatalogCommand, resolve: ResolveSchema): Tool['inputSchema'] {
+export function inputSchemaOf (command: CommandRoute, resolve: ResolveSchema): Tool['inputSchema'] {
   const bundle = new SchemaBundle(resolve)
   const properties: Record<string, object> = Object.create(null)
   const required: string[] = []

@@ -1,0 +1,33 @@
+import { svcParamsPlace } from '../collect/route-schemas.js'
+import type { CommandSource, ParamPlace } from '../collect/sources.js'
+import type { Schema } from '../schema/schema.js'
+
+/** How to call one command over its own route: what execute, pipeline and MCP dispatch on. */
+export interface CommandRoute {
+  readonly name: string
+  /** The route's method, e.g. `GET`. */
+  readonly method: string
+  /** The route's URL as registered, prefix included, e.g. `/carts/:id/items`. */
+  readonly url: string
+  /** Where params the command does not declare go: the body for POST, PUT and PATCH, else the query. */
+  readonly extraPlace: 'query' | 'body'
+  /** The route requires a bearer credential (`svc.auth: 'required'`). */
+  readonly auth: boolean
+  /** The route's own `bodyLimit`, when it sets one; else the server's applies. */
+  readonly bodyLimit?: number
+  /** The object schemas the params come from, as the route validates them, path params first. */
+  readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace, readonly optional?: ReadonlySet<string> }>
+}
+
+/** What the catalog keeps of a command to call its route. */
+export function commandRouteOf (name: string, source: CommandSource): CommandRoute {
+  return {
+    name,
+    method: source.method,
+    url: source.url,
+    extraPlace: svcParamsPlace(source.method),
+    auth: source.auth === 'required',
+    bodyLimit: source.bodyLimit,
+    paramSchemas: source.paramSources
+  }
+}

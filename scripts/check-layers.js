@@ -1,0 +1,51 @@
+// Checks DESIGN §12's rule that arrows between the parts of lib/ run one way: a part imports only from
+// itself and from the parts listed before it here (type imports included). Prints each import that points
+// the other way, and any part of lib/ missing from the list, and exits 1 if there is one.
+import { readdir, readFile } from 'node:fs/promises'
+import { dirname, join, normalize, relative } from 'node:path'
+
+/** The parts of lib/, lowest first: the shared layers, then the stages in the data's order, then the entries. */
+const LAYERS = [
+  'errors.ts', 'problems.ts', 'util', 'schema', 'manifest', 'schema.ts', 'route-url.ts', 'options.ts',
+  'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'registry.ts', 'index.ts',
+  'client', 'cli'
+]
+
+const root = new URL('../lib/', import.meta.url).pathname
+const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g
+
+const problems = []
+for (const file of await sources(root)) {
+  const from = partOf(file)
+  if (!LAYERS.includes(from)) {
+    problems.push(`lib/${relative(root, file)}: its part "${from}" is not in scripts/check-layers.js`)
+    continue
+  }
+  const text = await readFile(file, 'utf8')
+  for (const match of text.matchAll(IMPORT)) {
+    const target = normalize(join(dirname(file), (match[1] ?? match[2]).replace(/\.js$/, '.ts')))
+    const to = partOf(target)
+    if (to !== from && LAYERS.indexOf(to) > LAYERS.indexOf(from)) {
+      problems.push(`lib/${relative(root, file)} imports lib/${relative(root, target)}: "${from}" comes before "${to}"`)
+    }
+  }
+}
+if (problems.length > 0) {
+  console.error(problems.join('\n'))
+  process.exit(1)
+}
+console.log('lib/: every import points to its own part or an earlier one')
+
+function partOf (file) {
+  return relative(root, file).split('/')[0]
+}
+
+async function sources (dir) {
+  const found = []
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) found.push(...await sources(path))
+    else if (entry.name.endsWith('.ts')) found.push(path)
+  }
+  return found
+}
