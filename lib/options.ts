@@ -2,6 +2,7 @@ import type { FastifyRequest, RouteShorthandOptions } from 'fastify'
 import { describeValue } from './util/describe.js'
 import { isPlainObject } from './util/objects.js'
 import { FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD } from './errors.js'
+import { DEFAULT_BASE_PATH } from './manifest/invocation.js'
 import type { SvcLayout } from './manifest/types.js'
 
 /** What to do about routes the plugin never saw: log a warning (default), fail `ready()`, or nothing. */
@@ -125,8 +126,6 @@ export interface SvcManifestOptions {
 const DEFAULT_PATH = '/.well-known/svc.json'
 const DEFAULT_MAX_AGE = 300
 const DEFAULT_UNSEEN_ROUTES: UnseenRoutesMode = 'warn'
-/** Where execute and pipeline (and the plugin's other endpoints) live. */
-export const DEFAULT_BASE_PATH = '/svc'
 /** The most steps one pipeline request may have. */
 export const DEFAULT_MAX_STEPS = 16
 /** The most bytes of results one pipeline holds: 8 MiB. */

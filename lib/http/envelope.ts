@@ -1,13 +1,14 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
-import { codeOfStatus, type CommandError, type Outcome } from './outcome.js'
+import { codeOfStatus, type CommandErrorBody } from '../manifest/invocation.js'
+import type { Outcome } from './outcome.js'
 
 /** Answers a refused envelope: the plugin's own `INVALID_REQUEST`. */
 export function sendInvalidRequest (reply: FastifyReply, message: string, requestId: unknown): FastifyReply {
   return sendError(reply, { code: 'INVALID_REQUEST', message, status: 400 }, requestId)
 }
 
-export function sendError (reply: FastifyReply, error: CommandError, requestId: unknown): FastifyReply {
+export function sendError (reply: FastifyReply, error: CommandErrorBody, requestId: unknown): FastifyReply {
   const body: Record<string, unknown> = { ok: false, error }
   if (requestId !== undefined) body.requestId = requestId
   return reply.code(error.status).send(body)
@@ -48,7 +49,7 @@ export function envelopeErrorHandler (error: FastifyError, request: FastifyReque
   if (status >= 500) request.log.error({ err: error }, 'invocation request failed')
   const parsing = typeof error.code === 'string' && error.code.startsWith('FST_ERR_CTP_') && status !== 413
   const code = Object.hasOwn(REFUSAL_CODES, error.code) ? REFUSAL_CODES[error.code] : parsing ? 'INVALID_REQUEST' : codeOfStatus(status)
-  const body: CommandError = { code, message: error.message, status }
+  const body: CommandErrorBody = { code, message: error.message, status }
   if (typeof error.code === 'string') body.cause = error.code
   sendError(reply, body, undefined)
 }

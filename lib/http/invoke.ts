@@ -3,6 +3,7 @@ import type { InvokeLimits } from '../options.js'
 import type { Dispatcher } from './dispatch.js'
 import { envelopeErrorHandler } from './envelope.js'
 import { executeHandler } from './execute.js'
+import { LINK_RELATIONS } from '../manifest/invocation.js'
 import type { EndpointLinks } from './links.js'
 import type { OriginPolicy } from './origins.js'
 import { pipelineHandler } from './pipeline.js'
@@ -21,6 +22,6 @@ export function registerInvokeRoutes (fastify: FastifyInstance, config: InvokeCo
   const pipeline = `${config.basePath}/pipeline`
   fastify.post(execute, options, executeHandler(dispatcher))
   fastify.post(pipeline, options, pipelineHandler(dispatcher, config.invoke))
-  links.add(execute, 'svc-execute')
-  links.add(pipeline, 'svc-pipeline')
+  links.add(execute, LINK_RELATIONS.execute)
+  links.add(pipeline, LINK_RELATIONS.pipeline)
 }

@@ -7,6 +7,7 @@ import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
 import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
 import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
 import type { Dispatcher } from './dispatch.js'
+import { LINK_RELATIONS } from '../manifest/invocation.js'
 import type { EndpointLinks } from './links.js'
 import type { OriginPolicy } from './origins.js'
 
@@ -58,7 +59,7 @@ export class McpEndpoint {
     const options = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: jsonRpcErrorHandler }
     fastify.post(path, options, (request, reply) => endpoint.handle(request, reply))
     fastify.route({ method: ['GET', 'DELETE'], url: path, ...options, handler: methodNotAllowed })
-    links.add(path, 'mcp')
+    links.add(path, LINK_RELATIONS.mcp)
     return endpoint
   }
 

@@ -1,32 +1,11 @@
 import { STATUS_CODES, type OutgoingHttpHeaders } from 'node:http'
-
-/** The error object of a failed command, in execute's envelope and in a pipeline's results. */
-export interface CommandError {
-  code: string
-  message: string
-  status: number
-  /** The route's own error `code` (`FST_ERR_VALIDATION`, `FST_SVC_UNAUTHORIZED`, …) when it sent one. */
-  cause?: string
-}
-
-export interface Success {
-  ok: true
-  result: unknown
-  /** Present when the route answered a body that is neither JSON nor text: `result` is then base64. */
-  encoding?: 'base64'
-  contentType?: string
-}
-
-export interface Failure {
-  ok: false
-  error: CommandError
-}
+import { codeOfStatus, type CommandErrorBody, type CommandFailure, type CommandSuccess } from '../manifest/invocation.js'
 
 /**
  * A command's outcome, the response headers of its route that are passed on to the caller, and the size
  * of the route's body (what holding the outcome costs a pipeline).
  */
-export type Outcome = (Success | Failure) & { headers?: OutgoingHttpHeaders, bytes?: number }
+export type Outcome = (CommandSuccess | CommandFailure) & { headers?: OutgoingHttpHeaders, bytes?: number }
 
 /** What an inner response looks like to us (the part of light-my-request's response that is read). */
 export interface RouteResponse {
@@ -37,23 +16,8 @@ export interface RouteResponse {
   payload: string
 }
 
-const CODE_BY_STATUS: Record<number, string> = {
-  400: 'INVALID_PARAMS',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  429: 'RATE_LIMITED'
-}
-
-/** The envelope code for an HTTP status: the table of DESIGN §8, else `COMMAND_FAILED` (4xx) or `INTERNAL_ERROR`. */
-export function codeOfStatus (status: number): string {
-  return CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'COMMAND_FAILED')
-}
-
 /** A refusal by the plugin itself, before or instead of calling the route. */
-export function refusal (status: number, code: string, message: string): Failure {
+export function refusal (status: number, code: string, message: string): CommandFailure {
   return { ok: false, error: { code, message, status } }
 }
 
@@ -69,7 +33,7 @@ export function outcomeOf (response: RouteResponse): Outcome {
   return outcome
 }
 
-function successOf ({ headers, rawPayload, payload }: RouteResponse): Success {
+function successOf ({ headers, rawPayload, payload }: RouteResponse): CommandSuccess {
   if (rawPayload.length === 0) return { ok: true, result: null }
   const contentType = headers['content-type'] as string | undefined
   const kind = bodyKind(contentType)
@@ -86,10 +50,10 @@ function successOf ({ headers, rawPayload, payload }: RouteResponse): Success {
 }
 
 /** `message` is what the route sent, never more: Fastify's error JSON `message`, a text body, else the status text. */
-function failureOf ({ statusCode, headers, payload }: RouteResponse): Failure {
+function failureOf ({ statusCode, headers, payload }: RouteResponse): CommandFailure {
   // A redirect or other non-2xx, non-error status cannot be the status of an envelope with a body.
   const status = statusCode >= 400 ? statusCode : 502
-  const error: CommandError = { code: codeOfStatus(status), message: '', status }
+  const error: CommandErrorBody = { code: codeOfStatus(status), message: '', status }
   const kind = bodyKind(headers['content-type'] as string | undefined)
   let sent: unknown
   if (kind === 'json') sent = parseOrUndefined(payload)

@@ -6,6 +6,7 @@ import type { Realtime } from '../realtime/realtime.js'
 import { CREDENTIAL_PROPERTY, type BearerAuth } from './auth.js'
 import { registerChannelsRoute } from './channels.js'
 import { registerEventsRoute, type StreamRouteDependencies } from './events.js'
+import { LINK_RELATIONS } from '../manifest/invocation.js'
 import type { EndpointLinks } from './links.js'
 import type { OriginPolicy } from './origins.js'
 
@@ -21,7 +22,7 @@ export function registerStreams (fastify: FastifyInstance, config: Config, decla
     routeLog: config.routeLog
   }
   registerEventsRoute(fastify, declarations.events, deps)
-  links.add(`${config.basePath}/events`, 'svc-events')
+  links.add(`${config.basePath}/events`, LINK_RELATIONS.events)
   if (config.layout === '0.5.0') registerChannelsRoute(fastify, declarations.channels, deps)
   // Streams end before the server closes (it waits for open responses), the broker after it.
   fastify.addHook('preClose', function endSvcStreams (done) {

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CommandErrorBody, CommandSuccess } from '../manifest/invocation.js'
 import type { ManifestHints } from '../manifest/types.js'
 import type { McpSdk } from './sdk.js'
 
@@ -40,10 +41,6 @@ export function annotationsOf (hints: ManifestHints | undefined): Tool['annotati
   return Object.keys(annotations).length === 0 ? undefined : annotations
 }
 
-/** A command's outcome, as execute answers it (DESIGN §8). */
-export type CallOutcome =
-  | { ok: true, result: unknown, encoding?: 'base64', contentType?: string }
-  | { ok: false, error: { code: string, message: string, status?: number, cause?: string } }
 
 /**
  * The tool result of a command's outcome: its result as JSON text, plus `structuredContent` when it is an
@@ -62,6 +59,12 @@ export function toolResultOf (outcome: CallOutcome): CallToolResult {
   if (result !== null && typeof result === 'object' && !Array.isArray(result)) text.structuredContent = result as Record<string, unknown>
   return text
 }
+
+/**
+ * What a tool call comes to: a command's outcome (DESIGN §8), or, for the stdio bridge, a failure to get
+ * one, which has no HTTP status.
+ */
+export type CallOutcome = CommandSuccess | { ok: false, error: Omit<CommandErrorBody, 'status'> & { status?: number } }
 
 export interface ToolServerInfo {
   name: string
