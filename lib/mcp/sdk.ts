@@ -3,7 +3,7 @@ import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdi
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import type { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
-import { FST_SVC_MISSING_DEPENDENCY } from '../errors.js'
+import { importOptional } from '../util/optional.js'
 
 /** The optional peer dependency that serves MCP. */
 export const MCP_SDK = '@modelcontextprotocol/sdk'
@@ -30,7 +30,7 @@ export interface McpStdioSdk extends McpSdk {
 
 /** The SDK with its Streamable HTTP transport, for the plugin's `mcp` option. */
 export async function loadHttpSdk (): Promise<McpHttpSdk> {
-  const [server, types, validation, transport] = await fromSdk('The option "mcp"', () => Promise.all([
+  const [server, types, validation, transport] = await importOptional(MCP_SDK, 'The option "mcp"', () => Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/validation/ajv'),
@@ -41,7 +41,7 @@ export async function loadHttpSdk (): Promise<McpHttpSdk> {
 
 /** The SDK with its stdio transport, for `svc-manifest mcp`. */
 export async function loadStdioSdk (): Promise<McpStdioSdk> {
-  const [server, types, validation, transport] = await fromSdk('The mcp command', () => Promise.all([
+  const [server, types, validation, transport] = await importOptional(MCP_SDK, 'The mcp command', () => Promise.all([
     import('@modelcontextprotocol/sdk/server/index.js'),
     import('@modelcontextprotocol/sdk/types.js'),
     import('@modelcontextprotocol/sdk/validation/ajv'),
@@ -60,17 +60,5 @@ function sdkOf (
     ListToolsRequestSchema: types.ListToolsRequestSchema,
     CallToolRequestSchema: types.CallToolRequestSchema,
     jsonSchemaValidator: new validation.AjvJsonSchemaValidator()
-  }
-}
-
-/**
- * Loads modules of the SDK on demand, so an app without `mcp` never pays for it. Whatever keeps them from
- * loading (not installed, or an install too broken to load) has the same fix, which the error names.
- */
-async function fromSdk<T> (neededBy: string, load: () => Promise<T>): Promise<T> {
-  try {
-    return await load()
-  } catch (cause) {
-    throw new FST_SVC_MISSING_DEPENDENCY(`${neededBy} needs the package "${MCP_SDK}", which could not be loaded (${(cause as Error).message}). Run: npm install ${MCP_SDK}`, { cause })
   }
 }
