@@ -244,6 +244,16 @@ function readDeclarations (value: unknown, key: string): Record<string, unknown>
   return { ...value }
 }
 
+/** Refuses the first key of an option object that is not one of `known`, naming what the option takes. */
+function onlyKeys (value: Record<string, unknown>, option: string, known: readonly string[]): void {
+  for (const key of Object.keys(value)) {
+    if (!known.includes(key)) {
+      const takes = known.length === 1 ? known[0] : `${known.slice(0, -1).join(', ')} and ${known[known.length - 1]}`
+      fail(`${option}.${key}`, `absent (${option} takes ${takes})`, value[key])
+    }
+  }
+}
+
 function fail (option: string, expected: string, actual: unknown): never {
   throw new FST_SVC_INVALID_OPTION(`"${option}" must be ${expected}; got ${describeValue(actual)}.`)
 }
@@ -301,9 +311,7 @@ function readInvoke (value: unknown): Config['invoke'] {
   if (value === undefined || value === true) return { maxSteps: DEFAULT_MAX_STEPS, maxResultBytes: DEFAULT_MAX_RESULT_BYTES }
   if (value === false) return false
   if (!isPlainObject(value)) fail('invoke', 'true, false or { maxSteps?, maxResultBytes? }', value)
-  for (const key of Object.keys(value)) {
-    if (key !== 'maxSteps' && key !== 'maxResultBytes') fail(`invoke.${key}`, 'absent (invoke takes maxSteps and maxResultBytes)', value[key])
-  }
+  onlyKeys(value, 'invoke', ['maxSteps', 'maxResultBytes'])
   const { maxSteps = DEFAULT_MAX_STEPS, maxResultBytes = DEFAULT_MAX_RESULT_BYTES } = value
   if (!Number.isSafeInteger(maxSteps) || (maxSteps as number) < 1) fail('invoke.maxSteps', 'a whole number of 1 or more', maxSteps)
   if (!Number.isSafeInteger(maxResultBytes) || (maxResultBytes as number) < 1) fail('invoke.maxResultBytes', 'a whole number of bytes, 1 or more', maxResultBytes)
@@ -341,9 +349,7 @@ function readMcp (value: unknown): Config['mcp'] {
   if (value === undefined || value === false) return false
   if (value === true) return { path: DEFAULT_MCP_PATH }
   if (!isPlainObject(value)) fail('mcp', 'true, false or { path }', value)
-  for (const key of Object.keys(value)) {
-    if (key !== 'path') fail(`mcp.${key}`, 'absent (mcp takes path)', value[key])
-  }
+  onlyKeys(value, 'mcp', ['path'])
   const { path = DEFAULT_MCP_PATH } = value
   // Also a URL in the manifest's Link header: no params, wildcards or spaces.
   if (typeof path !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*$/.test(path)) {
@@ -358,9 +364,7 @@ function readUi (value: unknown, basePath: unknown): Config['ui'] {
   const defaultPath = `${readBasePath(basePath)}/ui`
   if (value === true) return { path: defaultPath }
   if (!isPlainObject(value)) fail('ui', 'true, false or { path }', value)
-  for (const key of Object.keys(value)) {
-    if (key !== 'path') fail(`ui.${key}`, 'absent (ui takes path)', value[key])
-  }
+  onlyKeys(value, 'ui', ['path'])
   const { path = defaultPath } = value
   // Also a URL in the manifest's Link header and the prefix of the page's assets: no params, wildcards or spaces.
   if (typeof path !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*[A-Za-z0-9\-._~%]$/.test(path)) {
@@ -398,9 +402,7 @@ function readAuth (value: unknown): SvcAuthOptions {
   if (typeof value.description !== 'string' || value.description.trim() === '') fail('auth.description', 'a non-empty string', value.description)
   if (value.verify !== undefined && typeof value.verify !== 'function') fail('auth.verify', 'a function (token, request) => credential', value.verify)
   if (value.subject !== undefined && typeof value.subject !== 'function') fail('auth.subject', 'a function (credential) => subject string', value.subject)
-  for (const key of Object.keys(value)) {
-    if (!['type', 'description', 'verify', 'subject'].includes(key)) fail(`auth.${key}`, 'absent (auth takes type, description, verify and subject)', value[key])
-  }
+  onlyKeys(value, 'auth', ['type', 'description', 'verify', 'subject'])
   // A copy: what was checked is what is used, whatever happens to the caller's object afterwards.
   const auth: SvcAuthOptions = { type: 'bearer', description: value.description }
   if (value.verify !== undefined) auth.verify = value.verify as SvcVerify
@@ -411,11 +413,7 @@ function readAuth (value: unknown): SvcAuthOptions {
 function readRealtime (value: unknown): RealtimeConfig {
   if (value === undefined) return { heartbeat: DEFAULT_HEARTBEAT, maxBufferBytes: DEFAULT_MAX_BUFFER_BYTES, connectTimeout: DEFAULT_CONNECT_TIMEOUT }
   if (!isPlainObject(value)) fail('realtime', 'an object { redis?, heartbeat?, maxBufferBytes?, connectTimeout? }', value)
-  for (const key of Object.keys(value)) {
-    if (!['redis', 'heartbeat', 'maxBufferBytes', 'connectTimeout'].includes(key)) {
-      fail(`realtime.${key}`, 'absent (realtime takes redis, heartbeat, maxBufferBytes and connectTimeout)', value[key])
-    }
-  }
+  onlyKeys(value, 'realtime', ['redis', 'heartbeat', 'maxBufferBytes', 'connectTimeout'])
   const { redis, heartbeat = DEFAULT_HEARTBEAT, maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES, connectTimeout = DEFAULT_CONNECT_TIMEOUT } = value
   if (typeof heartbeat !== 'number' || !(heartbeat > 0 && heartbeat <= MAX_HEARTBEAT)) {
     fail('realtime.heartbeat', `a number of seconds above 0 and at most ${MAX_HEARTBEAT}`, heartbeat)

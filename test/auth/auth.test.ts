@@ -279,12 +279,13 @@ t.test('commands without auth and routes without svc see no credential and no ch
 t.test('only the routes of commands requiring auth carry the hook', async (t) => {
   const { app } = await shop()
   const table = app.printRoutes({ includeHooks: true, commonPrefix: false })
-  const guarded = [...table.matchAll(/^\W*(\/\S*) \((\w+)\)\n(?:[│ ]*• \((\w+)\) \[(.*)\]\n)*/gmu)]
-    .filter((match) => match[0].includes('svcBearerAuth'))
-    .map((match) => `${match[2]} ${match[1]}`)
+  const routes = [...table.matchAll(/^\W*(\/\S*) \((\w+)\)\n(?:[│ ]*• \((\w+)\) \[(.*)\]\n)*/gmu)]
+  const carrying = (hook: string): string[] => routes.filter((match) => match[0].includes(hook)).map((match) => `${match[2]} ${match[1]}`).sort()
   // The plugin's own event stream needs a credential like a command with auth: 'required'.
-  t.same(guarded.sort(), ['GET /cart/items', 'GET /svc/events', 'HEAD /cart/items'])
-  t.equal(table.match(/onRequest/g)?.length, 3, 'no other route has an onRequest hook')
+  t.same(carrying('svcBearerAuth'), ['GET /cart/items', 'GET /svc/events', 'HEAD /cart/items'])
+  // The plugin's endpoints that act check the request's origin first.
+  t.same(carrying('svcOriginCheck'), ['GET /svc/events', 'POST /svc/execute', 'POST /svc/pipeline'])
+  t.equal(table.match(/onRequest/g)?.length, 5, 'no other route has an onRequest hook')
 })
 
 t.test('commands without auth and routes without svc answer exactly as without the plugin', async (t) => {
