@@ -1,11 +1,9 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify'
 import type { InvokeLimits } from '../options.js'
-import type { Dispatcher } from './dispatch.js'
 import { envelopeErrorHandler } from './envelope.js'
 import { executeHandler } from './execute.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
-import type { EndpointLinks } from './links.js'
-import type { OriginPolicy } from './origins.js'
+import type { EndpointContext } from './endpoint.js'
 import { pipelineHandler } from './pipeline.js'
 
 export interface InvokeConfig {
@@ -15,7 +13,7 @@ export interface InvokeConfig {
 }
 
 /** Adds `POST {basePath}/execute` and `POST {basePath}/pipeline`, and their links, unless `invoke` is false. */
-export function registerInvokeRoutes (fastify: FastifyInstance, config: InvokeConfig, dispatcher: Dispatcher, origins: OriginPolicy, links: EndpointLinks): void {
+export function registerInvokeRoutes (fastify: FastifyInstance, config: InvokeConfig, { dispatcher, origins, links }: EndpointContext): void {
   if (config.invoke === false) return
   const options: RouteShorthandOptions = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: envelopeErrorHandler }
   const execute = `${config.basePath}/execute`

@@ -1,6 +1,23 @@
-import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteShorthandOptions } from 'fastify'
 import { FST_SVC_NOT_READY } from '../errors.js'
 import type { Manifest } from '../manifest/types.js'
+import type { EndpointContext } from './endpoint.js'
+
+export interface ManifestConfig {
+  path: string
+  routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
+}
+
+/**
+ * `GET` and `HEAD {path}`: the manifest, public. HEAD is a route of its own, also when the app turned
+ * automatic HEAD routes off.
+ */
+export function registerManifestRoutes (fastify: FastifyInstance, config: ManifestConfig, { prepared }: EndpointContext): void {
+  const options: RouteShorthandOptions = { ...config.routeLog, exposeHeadRoute: false, onSend: withoutCookies }
+  const serve = manifestHandler(prepared)
+  fastify.get(config.path, options, serve)
+  fastify.head(config.path, options, serve)
+}
 
 /** Everything a manifest response needs, computed once when the manifest is built. */
 export interface PreparedResponse {

@@ -1,15 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
-import type { Schema } from '../schema/schema.js'
-import type { Catalog } from '../catalog.js'
 import { FST_SVC_NOT_READY } from '../errors.js'
-import { DEFAULT_MAX_STEPS } from '../options.js'
+import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
 import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
 import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
+import { DEFAULT_MAX_STEPS } from '../options.js'
 import type { Dispatcher } from './dispatch.js'
-import { LINK_RELATIONS } from '../manifest/invocation.js'
-import type { EndpointLinks } from './links.js'
-import type { OriginPolicy } from './origins.js'
+import type { EndpointContext } from './endpoint.js'
 
 export interface McpConfig {
   name: string
@@ -48,9 +45,12 @@ export class McpEndpoint {
     private readonly maxBatch: number
   ) {}
 
-  /** Loads the SDK (an optional peer) and adds the routes and their link, when `mcp` is on. */
-  static async register (fastify: FastifyInstance, config: McpConfig, dispatcher: Dispatcher, origins: OriginPolicy, links: EndpointLinks): Promise<McpEndpoint | undefined> {
-    if (config.mcp === false) return undefined
+  /**
+   * Loads the SDK (an optional peer) and adds the routes and their link, when `mcp` is on; the tools are
+   * made once the catalog is built.
+   */
+  static async register (fastify: FastifyInstance, config: McpConfig, { dispatcher, origins, links, onCatalog }: EndpointContext): Promise<void> {
+    if (config.mcp === false) return
     const sdk = await loadHttpSdk()
     const instructions = config.about === undefined ? config.description : `${config.description}\n\n${config.about}`
     const maxBatch = config.invoke === false ? DEFAULT_MAX_STEPS : config.invoke.maxSteps
@@ -60,12 +60,8 @@ export class McpEndpoint {
     fastify.post(path, options, (request, reply) => endpoint.handle(request, reply))
     fastify.route({ method: ['GET', 'DELETE'], url: path, ...options, handler: methodNotAllowed })
     links.add(path, LINK_RELATIONS.mcp)
-    return endpoint
-  }
-
-  /** Called once the catalog is built: the tools, or a coded error that rejects `ready()`. */
-  prepare (catalog: Catalog, resolve: (id: string) => Schema | undefined): void {
-    this.tools = catalogTools(catalog, resolve)
+    // The tools, or a coded error that rejects `ready()`.
+    onCatalog((catalog, resolve) => { endpoint.tools = catalogTools(catalog, resolve) })
   }
 
   private async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {

@@ -1,17 +1,15 @@
 import type { FastifyInstance } from 'fastify'
-import type { Declarations } from '../collect/declarations.js'
+import { LINK_RELATIONS } from '../manifest/invocation.js'
 import type { Config } from '../options.js'
 import { subjectReader } from '../realtime/addressing.js'
 import type { Realtime } from '../realtime/realtime.js'
-import { CREDENTIAL_PROPERTY, type BearerAuth } from './auth.js'
+import { CREDENTIAL_PROPERTY } from './auth.js'
 import { registerChannelsRoute } from './channels.js'
+import type { EndpointContext } from './endpoint.js'
 import { registerEventsRoute, type StreamRouteDependencies } from './events.js'
-import { LINK_RELATIONS } from '../manifest/invocation.js'
-import type { EndpointLinks } from './links.js'
-import type { OriginPolicy } from './origins.js'
 
 /** The event and channel streams (§9), and their part in closing the app. */
-export function registerStreams (fastify: FastifyInstance, config: Config, declarations: Declarations, auth: BearerAuth, origins: OriginPolicy, realtime: () => Realtime | undefined, links: EndpointLinks): void {
+export function registerStreams (fastify: FastifyInstance, config: Config, { declarations, auth, origins, realtime, links }: EndpointContext): void {
   const deps: StreamRouteDependencies = {
     basePath: config.basePath,
     realtime: realtime as () => Realtime,

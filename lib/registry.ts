@@ -1,0 +1,60 @@
+import type { Catalog } from './catalog.js'
+import type { Declarations } from './collect/declarations.js'
+import { FST_SVC_NOT_READY } from './errors.js'
+import type { Manifest } from './manifest/types.js'
+import type { JsonSchema, SvcChannelOptions, SvcEventOptions } from './options.js'
+import type { EmitOptions, Realtime } from './realtime/realtime.js'
+
+/** The `app.svc` decorator. */
+export interface SvcRegistry {
+  /** Registers a reusable type. Before `ready()` only. */
+  type (name: string, schema: JsonSchema): void
+  /** Registers an event. Before `ready()` only. */
+  event (name: string, options: SvcEventOptions): void
+  /** Registers a live channel (layout `0.5.0`). Before `ready()` only. */
+  channel (name: string, options: SvcChannelOptions): void
+  /** The generated manifest, frozen. Throws before `ready()`. */
+  readonly manifest: Readonly<Manifest>
+  /** The manifest's checksum (also its ETag). Throws before `ready()`. */
+  readonly checksum: string
+  /**
+   * Sends a declared event to its subscribers on every instance; with `to`, only to the subscribers whose
+   * subject is `to`. After `ready()`. Throws a coded error for an undeclared event or a payload that does
+   * not satisfy its data schema, and then delivers nothing. Delivery is asynchronous; a broker failure is
+   * logged, never thrown.
+   */
+  emit (event: string, data?: unknown, options?: EmitOptions): void
+  /**
+   * Replaces the state of one key of a channel (layout 0.5.0) and sends it to its watchers; resolves to
+   * the new version (1 after the first publish). After `ready()`. Mistakes in the call are thrown at once;
+   * the promise rejects only when the broker fails.
+   */
+  publish (channel: string, key: string, state: unknown): Promise<number>
+}
+
+/**
+ * The registry over the declarations (open until `ready()`), the catalog and the realtime hub (both
+ * there once `ready()` has made them): reading either before then is `FST_SVC_NOT_READY`, never a partial
+ * manifest or a lost event.
+ */
+export function svcRegistry (declarations: Declarations, catalog: () => Catalog | undefined, realtime: () => Realtime | undefined): SvcRegistry {
+  const built = (): Catalog => {
+    const current = catalog()
+    if (current === undefined) throw new FST_SVC_NOT_READY('app.svc.manifest and app.svc.checksum are available after `await app.ready()`.')
+    return current
+  }
+  const started = (call: string): Realtime => {
+    const current = realtime()
+    if (current === undefined) throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
+    return current
+  }
+  return {
+    type: (name, schema) => declarations.addType(name, schema),
+    event: (name, options) => declarations.addEvent(name, options),
+    channel: (name, options) => declarations.addChannel(name, options),
+    get manifest () { return built().manifest },
+    get checksum () { return built().checksum },
+    emit: (event, data, options) => started('app.svc.emit()').emit(event, data, options),
+    publish: (channel, key, state) => started('app.svc.publish()').publish(channel, key, state)
+  }
+}
