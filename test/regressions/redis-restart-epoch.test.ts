@@ -3,9 +3,9 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { startRedis, type RedisServer } from '../redis-server.js'
-import { listen, pause, subscribe, type SseSubscriber } from '../realtime/sse.js'
+import { requiredOptions } from '../helpers/app.js'
+import { startRedis, type RedisServer } from '../helpers/redis.js'
+import { listen, pause, subscribe, type SseSubscriber } from '../helpers/sse.js'
 
 /**
  * Defect: after Redis restarted empty (the stored channel states lost), versions started again at 1, and
@@ -128,11 +128,13 @@ t.test('a publish made the moment Redis is back reaches a watcher on another ins
 
   await redis.restart()
   // No wait for the "is back" line: B publishes as soon as its own connections take it, which can be before
-  // A's subscriber connection has subscribed again.
-  t.equal(await publishWhenBack(b.app, 'c2', { n: 'first after the restart' }), 1)
-  await lastIs(watcher, { version: 1, state: { n: 'first after the restart' } }, 'the first publish after the restart')
+  // A's subscriber connection has subscribed again. (A try that stored the state but could not send it
+  // rejects, and the next try takes the next version.)
+  const version = await publishWhenBack(b.app, 'c2', { n: 'first after the restart' })
+  t.ok(version <= 2, `versions start again at 1 (this publish took ${version})`)
+  await lastIs(watcher, { version, state: { n: 'first after the restart' } }, 'the first publish after the restart')
   const afterRestart = states(watcher).slice(4)
-  t.ok(afterRestart.every((state) => state.version === 0 || state.version === 1), `only the lost state and version 1 since: ${JSON.stringify(afterRestart)}`)
+  t.ok(afterRestart.every((state) => state.version <= version), `only the lost state and what was published since: ${JSON.stringify(afterRestart)}`)
   watcher.close()
 })
 
