@@ -2,7 +2,7 @@ import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcVerify } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 const GOOD = 'good-token'
 const CREDENTIAL = { sub: 'alice', scopes: ['cart'] }

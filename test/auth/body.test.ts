@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 const GOOD = 'good-token'
 const BODY_LIMIT = 1024

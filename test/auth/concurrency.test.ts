@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 const REQUESTS = 1000
 

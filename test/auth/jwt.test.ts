@@ -2,7 +2,7 @@ import fastifyJwt from '@fastify/jwt'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 const SECRET = 'a-secret-of-the-shop-that-is-long-enough'
 const JWT_AUTH = { type: 'bearer', description: 'JWT signed by the shop' } as const

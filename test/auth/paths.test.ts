@@ -2,7 +2,7 @@ import { connect } from 'node:net'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 const GOOD = 'good-token'
 const verify = (token: string): unknown => token === GOOD && { sub: 'alice' }

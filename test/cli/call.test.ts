@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process'
-import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { Type } from '@sinclair/typebox'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 import svcManifest from '../../lib/index.js'
 import { main } from '../../lib/cli/main.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
+import { closedPort, listening } from '../helpers/net.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -41,14 +41,8 @@ async function spawnedAndInProcess (t: Test, ...args: string[]): Promise<Run> {
   return run
 }
 
-async function listen (t: Test, app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
-}
-
 t.test('call against the shop, spawned as a user runs it (and in-process, the same)', async (t) => {
-  const origin = await listen(t, await buildShop())
+  const origin = await listening(t, await buildShop())
   const manifest = `${origin}/.well-known/svc.json`
 
   const search = await spawnedAndInProcess(t, 'call', manifest, 'search', 'q=kettle')
@@ -85,7 +79,7 @@ t.test('name=value follows the manifest\'s param types; --params gives JSON; pai
   }, async (request) => request.body)
   app.get('/logo', { svc: { description: 'Binary' } }, async (request, reply) => reply.type('image/png').send(Buffer.from([1, 2, 3])))
   app.get('/fail', { svc: { description: 'Fails with a nasty message' } }, async (request, reply) => reply.code(409).send({ message: 'clash \u001b[31mred\u001b[0m \u009b' }))
-  const origin = await listen(t, app)
+  const origin = await listening(t, app)
 
   const typed = await cli('call', origin, 'echo', 'text=42', 'count=42', 'flags=["a","b"]', 'on=true', 'extra=null', 'word=plain', 'empty=')
   t.equal(typed.code, 0, typed.stderr)
@@ -104,7 +98,7 @@ t.test('name=value follows the manifest\'s param types; --params gives JSON; pai
 })
 
 t.test('usage, network and manifest errors are exit 2', async (t) => {
-  const origin = await listen(t, await buildShop())
+  const origin = await listening(t, await buildShop())
   const cases: Array<[string[], string | RegExp]> = [
     [['call'], 'svc-manifest: call takes <url> <command> …. Run svc-manifest call --help.'],
     [['call', origin], 'call takes <url> <command> …'],
@@ -132,7 +126,7 @@ t.test('usage, network and manifest errors are exit 2', async (t) => {
   const off = Fastify()
   await off.register(svcManifest, { ...requiredOptions, invoke: false })
   off.get('/ping', { svc: { description: 'Pong' } }, async () => 'pong')
-  const offOrigin = await listen(t, off)
+  const offOrigin = await listening(t, off)
   const noEndpoint = await cli('call', offOrigin, 'ping')
   t.equal(noEndpoint.code, 2, 'no execute endpoint is not a failed command')
   t.match(noEndpoint.stderr, /answered 404 without an envelope/)
@@ -145,11 +139,3 @@ t.test('call --help', async (t) => {
   t.same(await cli('help', 'call'), help)
   t.match((await cli('--help')).stdout, 'call <url> <command> [name=value ...] [--params JSON] [--token T]')
 })
-
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}

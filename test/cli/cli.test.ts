@@ -6,8 +6,8 @@ import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
 import { diffManifests, verifyManifest, type Manifest } from '../../lib/client/index.js'
 import { processOutput } from '../../lib/cli/output.js'
-import { requiredOptions } from '../helpers.js'
-import { cli, fixtureApp as app, oneLine, spawned as spawnedWith } from './run.js'
+import { requiredOptions } from '../helpers/app.js'
+import { cli, fixtureApp as app, oneLine, spawned as spawnedWith } from '../helpers/cli.js'
 
 /** The built CLI in a process: exit status, stdout and stderr. */
 const spawned = async (...args: string[]) => {

@@ -5,8 +5,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
 import { main } from '../../lib/cli/main.js'
-import { requiredOptions } from '../helpers.js'
-import { freePort } from '../redis-server.js'
+import { requiredOptions } from '../helpers/app.js'
+import { freePort } from '../helpers/redis.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const TOKENS: Record<string, unknown> = { 'alice-token': { sub: 'alice' } }

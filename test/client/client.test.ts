@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { createManifestClient, ManifestClientError, type Change } from '../../lib/client/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 type Routes = (app: FastifyInstance) => void
 

@@ -3,7 +3,7 @@
 import type { IncomingMessage } from 'node:http'
 import t, { type Test } from 'tap'
 import { DEFAULT_MAX_BODY_SIZE, DEFAULT_TIMEOUT_MS, exchange, formatDuration, readLimits } from '../../lib/client/http.js'
-import { rawServer } from './raw-server.js'
+import { rawServer } from '../helpers/raw-server.js'
 
 interface Seen {
   method: string

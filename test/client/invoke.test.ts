@@ -1,16 +1,10 @@
-import { createServer } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { CommandError, createManifestClient, ManifestClientError } from '../../lib/client/index.js'
-import { requiredOptions } from '../helpers.js'
-
-async function listen (t: Test, app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  return `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
-}
+import { requiredOptions } from '../helpers/app.js'
+import { closedPort, listening } from '../helpers/net.js'
 
 /** A real server with the plugin and the routes given; counts the requests per URL. */
 async function serve (t: Test, routes: (app: FastifyInstance) => void, options: Partial<SvcManifestOptions> = {}) {
@@ -19,17 +13,8 @@ async function serve (t: Test, routes: (app: FastifyInstance) => void, options: 
   const seen: string[] = []
   app.addHook('onRequest', async (request) => { seen.push(`${request.method} ${request.url}`) })
   routes(app)
-  const origin = await listen(t, app)
+  const origin = await listening(t, app)
   return { app, seen, origin, url: `${origin}/.well-known/svc.json` }
-}
-
-/** A port that was free a moment ago and has nobody listening now. */
-async function closedPort (): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 async function rejection (promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
@@ -38,7 +23,7 @@ async function rejection (promise: Promise<unknown>): Promise<Error & Record<str
 
 t.test('execute and pipeline against the shop, as a user calls them', async (t) => {
   const shop = await buildShop()
-  const origin = await listen(t, shop)
+  const origin = await listening(t, shop)
   const client = createManifestClient({ url: `${origin}/.well-known/svc.json` })
 
   t.same(await client.execute('search', { q: 'kettle' }), [{ sku: 'kettle', name: 'Electric kettle', price: 24 }])
@@ -122,7 +107,7 @@ t.test('a Link to another origin is ignored: calls and tokens stay on the manife
     authorizations.push(request.headers.authorization)
     return (request.params as { endpoint: string }).endpoint === 'execute' ? { ok: true, result: 'mirrored' } : { ok: true, results: [] }
   })
-  const origin = await listen(t, mirror)
+  const origin = await listening(t, mirror)
   for (const [index] of links.entries()) {
     const client = createManifestClient({ url: `${origin}/${index}/svc.json` })
     t.equal(await client.execute('ping', {}, { token: 'secret' }), 'mirrored', links[index])
@@ -138,7 +123,7 @@ t.test('relation types are matched case-insensitively, in a list of several', as
   const body = Buffer.from(JSON.stringify((await (await fetch(`${origin}/.well-known/svc.json`)).json())))
   const mirror = Fastify()
   mirror.get('/svc.json', async (request, reply) => reply.type('application/json').header('link', `<${origin}/real/execute>; rel="alternate SVC-Execute"`).send(body))
-  const mirrorOrigin = await listen(t, mirror)
+  const mirrorOrigin = await listening(t, mirror)
   // The link names another origin than the mirror's: ignored, so the mirror's own /svc/execute is called.
   await t.rejects(createManifestClient({ url: `${mirrorOrigin}/svc.json` }).execute('ping'), { code: 'SVC_CLIENT_INVALID_RESPONSE', status: 404 })
   const direct = createManifestClient({ url: `${origin}/.well-known/svc.json` })

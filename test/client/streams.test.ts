@@ -4,8 +4,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { createManifestClient, ManifestClientError, type ChannelState, type SvcEvent } from '../../lib/client/index.js'
-import { requiredOptions } from '../helpers.js'
-import { freePort } from '../redis-server.js'
+import { requiredOptions } from '../helpers/app.js'
+import { freePort } from '../helpers/redis.js'
 
 const TOKENS: Record<string, unknown> = { 'alice-token': { sub: 'alice' }, 'bob-token': { sub: 'bob' } }
 const fast = { reconnect: { initialDelay: 20, maxDelay: 100 } }

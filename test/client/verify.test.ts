@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { checksumOf, verifyManifest, type Manifest } from '../../lib/client/index.js'
-import { readyApp } from '../helpers.js'
+import { readyApp } from '../helpers/app.js'
 
 async function served (svc: '1.0' | '0.5.0'): Promise<Manifest> {
   const app = await readyApp({ svc, types: { Product: Type.Object({ sku: Type.String() }) } }, (app) => {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
-import { readyApp } from '../helpers.js'
-import { execute } from './helpers.js'
+import { readyApp } from '../helpers/app.js'
+import { execute } from '../helpers/invoke.js'
 
 async function protectedApp () {
   return await readyApp({

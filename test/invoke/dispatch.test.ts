@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { readyApp, requiredOptions } from '../helpers.js'
-import { execute } from './helpers.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
+import { execute } from '../helpers/invoke.js'
 
 /** How often each handler ran: a refusal "before dispatch" must leave it untouched. */
 const ran = new Map<string, number>()

@@ -1,6 +1,6 @@
 import t from 'tap'
-import { readyApp } from '../helpers.js'
-import { execute } from './helpers.js'
+import { readyApp } from '../helpers/app.js'
+import { execute } from '../helpers/invoke.js'
 
 async function app () {
   return await readyApp({}, (app) => {

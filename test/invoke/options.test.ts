@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest, { FST_SVC_INVALID_OPTION } from '../../lib/index.js'
-import { readyApp, requiredOptions } from '../helpers.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
 
 const ping = (app: import('fastify').FastifyInstance) => {
   app.get('/ping', { svc: { description: 'Pong' } }, async () => 'pong')

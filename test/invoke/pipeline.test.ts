@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
-import { readyApp } from '../helpers.js'
-import { pipeline } from './helpers.js'
+import { readyApp } from '../helpers/app.js'
+import { pipeline } from '../helpers/invoke.js'
 
 const PRODUCTS = [
   { sku: 'mug', name: 'Tea mug', tags: ['kitchen', 'tea'], stock: { store: 3, 'back-room': 9 } },

@@ -2,8 +2,8 @@ import rateLimit from '@fastify/rate-limit'
 import t from 'tap'
 import Fastify from 'fastify'
 import svcManifest from '../../lib/index.js'
-import { readyApp, requiredOptions } from '../helpers.js'
-import { execute } from './helpers.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
+import { execute } from '../helpers/invoke.js'
 
 t.test('@fastify/rate-limit on a command, keyed by IP, sees the caller\'s address', async (t) => {
   const app = await readyApp({}, async (app) => {

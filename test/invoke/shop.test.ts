@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import t from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
-import { execute } from './helpers.js'
+import { execute } from '../helpers/invoke.js'
 
 const bearer = { authorization: `Bearer ${DEMO_TOKEN}` }
 

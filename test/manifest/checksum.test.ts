@@ -4,7 +4,7 @@ import canonicalize from 'canonicalize'
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest, { checksumOf, type ManifestCommand } from '../../lib/index.js'
-import { fetchManifest, readyApp, requiredOptions } from '../helpers.js'
+import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 type Commands = Record<string, ManifestCommand>
 

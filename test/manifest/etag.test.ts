@@ -4,7 +4,7 @@ import canonicalize from 'canonicalize'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { checksumOf } from '../../lib/index.js'
-import { readyApp } from '../helpers.js'
+import { readyApp } from '../helpers/app.js'
 
 const MANIFEST = '/.well-known/svc.json'
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import * as TypeBox1 from 'typebox'
 import t from 'tap'
-import { readyApp } from '../helpers.js'
+import { readyApp } from '../helpers/app.js'
 
 /** Every schema a user hands to the plugin, built fresh for one run. */
 function schemas () {

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import type { SvcManifestOptions } from '../../lib/index.js'
-import { addCartItemCommand, fetchManifest, readyApp } from '../helpers.js'
+import { addCartItemCommand, fetchManifest, readyApp } from '../helpers/app.js'
 
 const verify = async () => ({ sub: 'user' })
 

@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { fetchManifest, readyApp, requiredOptions } from '../helpers.js'
+import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 t.test('the four required options are served as given, in layout 1.0 by default', async (t) => {
   const app = await readyApp()

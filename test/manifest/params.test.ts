@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
-import { fetchManifest, readyApp } from '../helpers.js'
+import { fetchManifest, readyApp } from '../helpers/app.js'
 
 const searchParams = () => Type.Object({
   q: Type.String({ description: 'Search words' }),

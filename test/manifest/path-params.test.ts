@@ -5,7 +5,7 @@ import { buildManifest } from '../../lib/assemble/manifest.js'
 import { RouteCollector } from '../../lib/collect/collector.js'
 import { Declarations } from '../../lib/collect/declarations.js'
 import { readOptions } from '../../lib/options.js'
-import { fetchManifest, readyApp, requiredOptions } from '../helpers.js'
+import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 /** Path params are always params of the command, first, required (DESIGN §3). */
 

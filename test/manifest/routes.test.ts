@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { fetchManifest, readyApp, requiredOptions } from '../helpers.js'
+import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 t.test('the automatic HEAD twin of a GET is not a separate command', async (t) => {
   const app = await readyApp({}, (app) => {

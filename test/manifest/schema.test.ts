@@ -8,7 +8,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type Manifest, type SvcLayout } from '../../lib/schema.js'
-import { addCartItemCommand, readyApp, requiredOptions } from '../helpers.js'
+import { addCartItemCommand, readyApp, requiredOptions } from '../helpers/app.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const run = promisify(execFile)

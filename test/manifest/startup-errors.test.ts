@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 /** `app.ready()` as a Promise: Fastify types it as a thenable instance, which t.rejects does not take. */
 function ready (fastify: FastifyInstance): Promise<unknown> {

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { fetchManifest, readyApp, requiredOptions } from '../helpers.js'
+import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 /** A route documented for @fastify/swagger needs only `svc: {}` (DESIGN §4, friendly defaults). */
 

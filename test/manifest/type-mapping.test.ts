@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox'
 import t from 'tap'
 import type { SvcManifestOptions } from '../../lib/index.js'
-import { fetchManifest, readyApp } from '../helpers.js'
+import { fetchManifest, readyApp } from '../helpers/app.js'
 
 const product = Type.Object({ sku: Type.String(), price: Type.Number() })
 

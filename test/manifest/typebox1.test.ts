@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import * as TypeBox1 from 'typebox'
 import type { SvcManifestOptions } from '../../lib/index.js'
-import { readyApp } from '../helpers.js'
+import { readyApp } from '../helpers/app.js'
 
 /** The builder calls both packages share; `Type.Ref` takes a type name in both. */
 type Builder = typeof TypeBox1.Type

@@ -7,8 +7,9 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 import svcManifest from '../../lib/index.js'
-import { fetchManifest, requiredOptions } from '../helpers.js'
-import { compileInputSchema, DRAFT_07, httpClient, listening, textJson } from './helpers.js'
+import { fetchManifest, requiredOptions } from '../helpers/app.js'
+import { compileInputSchema, DRAFT_07, httpClient, textJson } from '../helpers/mcp.js'
+import { listening } from '../helpers/net.js'
 
 /** The shop of examples/shop with MCP on, listening, and an MCP client connected to it. */
 async function shopWithClient (t: Test, headers: Record<string, string> = {}) {

@@ -3,7 +3,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import { main } from '../../lib/cli/main.js'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 // From here on @modelcontextprotocol/sdk cannot be resolved, as in an app that did not install it. Nothing
 // above imports it: the plugin and the CLI load it only when MCP is asked for.

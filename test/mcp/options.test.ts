@@ -1,7 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { readyApp, requiredOptions } from '../helpers.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
 
 const ping = (app: FastifyInstance) => {
   app.get('/ping', { svc: { description: 'Pong' } }, async () => 'pong')

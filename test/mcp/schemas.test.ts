@@ -3,8 +3,9 @@ import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { compileInputSchema, DRAFT_07, httpClient, listening, textJson } from './helpers.js'
+import { requiredOptions } from '../helpers/app.js'
+import { compileInputSchema, DRAFT_07, httpClient, textJson } from '../helpers/mcp.js'
+import { listening } from '../helpers/net.js'
 
 const Product = Type.Object({ sku: Type.String(), price: Type.Number({ minimum: 0 }) })
 

@@ -7,8 +7,9 @@ import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 import svcManifest, { checksumOf, type Manifest } from '../../lib/index.js'
-import { fetchManifest, requiredOptions } from '../helpers.js'
-import { compileInputSchema, inProcessCli, listening, textJson } from './helpers.js'
+import { fetchManifest, requiredOptions } from '../helpers/app.js'
+import { compileInputSchema, inProcessCli, textJson } from '../helpers/mcp.js'
+import { listening } from '../helpers/net.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 

@@ -2,8 +2,9 @@ import { request as httpRequest } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { listen, pause, subscribe } from './sse.js'
+import { requiredOptions } from '../helpers/app.js'
+import { pause, subscribe } from '../helpers/sse.js'
+import { listen } from '../helpers/net.js'
 
 const TOKENS: Record<string, unknown> = {
   'alice-token': { sub: 'alice' },

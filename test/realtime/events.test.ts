@@ -3,8 +3,9 @@ import { request as httpRequest } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { listen, subscribe } from './sse.js'
+import { requiredOptions } from '../helpers/app.js'
+import { subscribe } from '../helpers/sse.js'
+import { listen } from '../helpers/net.js'
 
 const TOKENS: Record<string, unknown> = {
   'alice-token': { sub: 'alice' },

@@ -6,8 +6,9 @@ import { runInNewContext } from 'node:vm'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { listen, pause, subscribe } from './sse.js'
+import { requiredOptions } from '../helpers/app.js'
+import { pause, subscribe } from '../helpers/sse.js'
+import { listen } from '../helpers/net.js'
 
 /** Log lines of an app, parsed. */
 function logCollector (): { lines: Array<Record<string, unknown>>, stream: Writable } {

@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 async function register (options: Record<string, unknown>): Promise<unknown> {
   const app = Fastify()

@@ -3,9 +3,10 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { freePort, startRedis, type RedisServer } from '../redis-server.js'
-import { listen, pause, subscribe } from './sse.js'
+import { requiredOptions } from '../helpers/app.js'
+import { freePort, startRedis, type RedisServer } from '../helpers/redis.js'
+import { pause, subscribe } from '../helpers/sse.js'
+import { listen } from '../helpers/net.js'
 
 const TOKENS: Record<string, unknown> = { 'alice-token': { sub: 'alice' }, 'bob-token': { sub: 'bob' } }
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })

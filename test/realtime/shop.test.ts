@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
-import { startRedis } from '../redis-server.js'
-import { listen, subscribe } from './sse.js'
+import { startRedis } from '../helpers/redis.js'
+import { subscribe } from '../helpers/sse.js'
+import { listen } from '../helpers/net.js'
 
 const bearer = { authorization: `Bearer ${DEMO_TOKEN}` }
 const redis = await startRedis()

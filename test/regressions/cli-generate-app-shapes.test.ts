@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
 import { verifyManifest } from '../../lib/client/index.js'
-import { cli, fixtureApp, oneLine, spawned } from '../cli/run.js'
+import { cli, fixtureApp, oneLine, spawned } from '../helpers/cli.js'
 
 t.test('a plugin-shaped default export: registered on a new app, its manifest found in any context', async (t) => {
   const run = await cli('generate', fixtureApp('plugin-app'))

@@ -6,8 +6,8 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { Manifest } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
-import { cli, oneLine } from '../cli/run.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
+import { cli, oneLine } from '../helpers/cli.js'
 
 /** What a terminal would act on: C0 but the line feed, DEL, C1, bidi controls, line separators. */
 // eslint-disable-next-line no-control-regex -- the test looks for control characters

@@ -5,8 +5,8 @@ import type { ServerResponse } from 'node:http'
 import { gzipSync } from 'node:zlib'
 import t from 'tap'
 import { createManifestClient } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
-import { cli, oneLine } from '../cli/run.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
+import { cli, oneLine } from '../helpers/cli.js'
 
 const MiB = 1024 * 1024
 

@@ -3,7 +3,7 @@
 // only, and one too large to represent counts as 2^31 seconds.
 import t, { type Test } from 'tap'
 import { createManifestClient } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
 
 const START = Date.parse('2025-01-01T00:00:00.000Z')
 

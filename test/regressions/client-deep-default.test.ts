@@ -5,8 +5,8 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import t from 'tap'
 import { checksumOf, createManifestClient, diffManifests, ManifestClientError, verifyManifest, type Manifest } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
-import { cli } from '../cli/run.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
+import { cli } from '../helpers/cli.js'
 
 /** JSON text of a manifest whose `search(q)` default is `depth` arrays deep, with a made-up checksum. */
 function deepManifestText (depth: number): string {

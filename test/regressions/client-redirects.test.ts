@@ -3,8 +3,8 @@
 // followed, any other is refused with SVC_CLIENT_REDIRECT before a request reaches the other origin.
 import t from 'tap'
 import { createManifestClient } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
-import { cli, oneLine } from '../cli/run.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
+import { cli, oneLine } from '../helpers/cli.js'
 
 t.test('a redirect to another origin is refused, and nothing is asked of that origin', async (t) => {
   const elsewhere = await rawServer(t, (request, response) => sendJson(response, manifestOf()))

@@ -6,8 +6,8 @@ import { once } from 'node:events'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
 import { createManifestClient, type ManifestClientError, type SvcEvent } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
-import { cli, oneLine, spawned } from '../cli/run.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
+import { cli, oneLine, spawned } from '../helpers/cli.js'
 
 const KiB = 1024
 const MiB = 1024 * KiB

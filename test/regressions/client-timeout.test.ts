@@ -3,8 +3,8 @@
 // its body, and a caller's `signal` aborts it.
 import t from 'tap'
 import { createManifestClient, ManifestClientError } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
-import { cli, oneLine, spawned } from '../cli/run.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
+import { cli, oneLine, spawned } from '../helpers/cli.js'
 
 t.test('a server that never answers: get() rejects with SVC_CLIENT_TIMEOUT once the timeout passes', async (t) => {
   const { origin } = await rawServer(t, () => {})

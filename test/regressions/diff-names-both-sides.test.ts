@@ -3,8 +3,8 @@
 // in what `svc-manifest diff` prints.
 import t from 'tap'
 import { diffManifests } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
-import { cli } from '../cli/run.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
+import { cli } from '../helpers/cli.js'
 
 const commands = { 'cart.get': { description: 'Read a cart', params: { id: { type: 'string', required: true } }, returns: { type: 'Cart' } } }
 const before = manifestOf(commands, {

@@ -3,8 +3,8 @@ import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { listening } from '../mcp/helpers.js'
+import { requiredOptions } from '../helpers/app.js'
+import { listening } from '../helpers/net.js'
 
 // Measured: POST /mcp and /svc/execute with `Origin: http://evil.example` and `Host: evil.example` answered
 // 200 and ran commands: a page whose DNS name was rebound to 127.0.0.1 could act on a local service. Every

@@ -2,9 +2,10 @@ import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { startRedis } from '../redis-server.js'
-import { listen, pause, subscribe } from '../realtime/sse.js'
+import { requiredOptions } from '../helpers/app.js'
+import { startRedis } from '../helpers/redis.js'
+import { pause, subscribe } from '../helpers/sse.js'
+import { listen } from '../helpers/net.js'
 
 /**
  * Defect: one 2 MiB event disconnected every subscriber, those reading included (its frame alone was over

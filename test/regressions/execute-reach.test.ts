@@ -1,6 +1,6 @@
 import t from 'tap'
-import { readyApp } from '../helpers.js'
-import { execute, pipeline } from '../invoke/helpers.js'
+import { readyApp } from '../helpers/app.js'
+import { execute, pipeline } from '../helpers/invoke.js'
 
 // Measured: with `GET /items/:id` a command and `GET /items/admin` not one, execute { command: 'items.get',
 // params: { id: 'admin' } } answered /items/admin's body: the router prefers the static route. A call now

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { readyApp } from '../helpers.js'
+import { readyApp } from '../helpers/app.js'
 
 /**
  * Defect: If-None-Match was split on every comma, so the single entity-tag `"x,<checksum>,y"` got a 304,

@@ -3,7 +3,7 @@ import fastifySession from '@fastify/session'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 /**
  * Defect: app-wide hooks reached the manifest route: @fastify/session added `Set-Cookie` to the public 200

@@ -1,8 +1,8 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { listening } from '../mcp/helpers.js'
+import { requiredOptions } from '../helpers/app.js'
+import { listening } from '../helpers/net.js'
 
 // Measured: one JSON-RPC batch on /mcp triggered 100 inner requests, where a pipeline is capped at 16 steps.
 // A batch may now hold at most invoke.maxSteps messages, whatever they are.

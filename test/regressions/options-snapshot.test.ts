@@ -1,7 +1,7 @@
 import Fastify from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { fetchManifest, requiredOptions } from '../helpers.js'
+import { fetchManifest, requiredOptions } from '../helpers/app.js'
 
 /**
  * Defect: options were read again after they were checked: mutating `options.auth` after `register()`

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
-import { readyApp } from '../helpers.js'
-import { pipeline } from '../invoke/helpers.js'
+import { readyApp } from '../helpers/app.js'
+import { pipeline } from '../helpers/invoke.js'
 
 // Measured: one unauthenticated pipeline of ~900 KB (a step returning a 400 KB string, then a step holding
 // 50,000 "$prev.s" references) expanded every reference before checking a size, and the process died of

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import canonicalize from 'canonicalize'
 import t from 'tap'
 import { checksumOf } from '../../lib/index.js'
-import { fetchManifest, readyApp } from '../helpers.js'
+import { fetchManifest, readyApp } from '../helpers/app.js'
 
 /**
  * Defect: `__proto__` as a param, field, property or type name vanished from the manifest (the route still

@@ -1,6 +1,6 @@
 import type { FastifySchema } from 'fastify'
 import t from 'tap'
-import { fetchManifest, readyApp } from '../helpers.js'
+import { fetchManifest, readyApp } from '../helpers/app.js'
 
 /**
  * Defect: Fastify validates `schema.query` as the query string (it aliases it to `querystring` after the

@@ -2,9 +2,9 @@ import { Socket } from 'node:net'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
-import { startRedis, startSilentServer } from '../redis-server.js'
-import { pause } from '../realtime/sse.js'
+import { requiredOptions } from '../helpers/app.js'
+import { startRedis, startSilentServer } from '../helpers/redis.js'
+import { pause } from '../helpers/sse.js'
 
 /**
  * Defect: a Redis URL pointing at a port that accepts TCP and never answers made `ready()` fail only

@@ -5,7 +5,8 @@ import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
-import { listen, pause, subscribe, type SseSubscriber } from '../helpers/sse.js'
+import { pause, subscribe, type SseSubscriber } from '../helpers/sse.js'
+import { listen } from '../helpers/net.js'
 
 /**
  * Defect: after Redis restarted empty (the stored channel states lost), versions started again at 1, and

@@ -10,8 +10,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import t, { type Test } from 'tap'
 import type { Manifest } from '../../lib/client/index.js'
-import { manifestOf, rawServer, sendJson } from '../client/raw-server.js'
-import { compileInputSchema, inProcessCli, textJson } from '../mcp/helpers.js'
+import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
+import { compileInputSchema, inProcessCli, textJson } from '../helpers/mcp.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 

@@ -3,7 +3,7 @@ import t from 'tap'
 import svcManifest, { type Manifest } from '../../lib/index.js'
 import { verifyManifest } from '../../lib/client/index.js'
 import { typeReferenceErrors } from '../../lib/manifest/references.js'
-import { fetchManifest, readyApp, requiredOptions } from '../helpers.js'
+import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 /**
  * Defect: `const: undefined`, `enum: [10n]`, `const: Symbol()` and a function constant were served as the

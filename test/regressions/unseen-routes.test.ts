@@ -2,7 +2,7 @@ import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers.js'
+import { requiredOptions } from '../helpers/app.js'
 
 /**
  * Defect: a route tagged `auth: 'required'` that the plugin never saw answered 200 to anyone, and `ready()`

@@ -1,5 +1,4 @@
 import { request as httpRequest, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http'
-import type { FastifyInstance } from 'fastify'
 import { createParser } from 'eventsource-parser'
 
 export interface Frame {
@@ -94,13 +93,6 @@ export function subscribe (origin: string, path: string, headers: Record<string,
     request.on('error', reject)
     request.end()
   })
-}
-
-/** Listens on a free loopback port; returns the origin. */
-export async function listen (app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const { port } = app.server.address() as { port: number }
-  return `http://127.0.0.1:${port}`
 }
 
 /** Waits a little, to show that something does not arrive. */

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import svcManifest from '../lib/index.js'
-import { verifyManifest } from '../lib/client/index.js'
-import type { Manifest, SvcManifestOptions } from '../lib/index.js'
+import svcManifest from '../../lib/index.js'
+import { verifyManifest } from '../../lib/client/index.js'
+import type { Manifest, SvcManifestOptions } from '../../lib/index.js'
 
 /** The four options every manifest needs. */
 export const requiredOptions = {

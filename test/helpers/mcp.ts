@@ -7,17 +7,8 @@ import type { CallToolResult, JSONRPCMessage, Tool } from '@modelcontextprotocol
 import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import ajvFormats from 'ajv-formats'
-import type { FastifyInstance } from 'fastify'
 import type { Test } from 'tap'
 import { main } from '../../lib/cli/main.js'
-
-/** Starts `app` on a free loopback port and closes it when the test ends; resolves to its origin. */
-export async function listening (t: Test, app: FastifyInstance): Promise<string> {
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
-  const { port } = app.server.address() as { port: number }
-  return `http://127.0.0.1:${port}`
-}
 
 /** The SDK's own client, connected over Streamable HTTP to `url`; `headers` go with every request. */
 export async function httpClient (t: Test, url: string, headers: Record<string, string> = {}): Promise<Client> {
