@@ -15,6 +15,7 @@ import { prepareResponse, registerManifestRoutes, type PreparedResponse } from '
 import { McpEndpoint } from './http/mcp.js'
 import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
+import { registerUiRoutes } from './http/ui.js'
 import { readOptions, type SvcManifestOptions } from './options.js'
 import { togetherByKind } from './problems.js'
 import type { Realtime } from './realtime/realtime.js'
@@ -96,7 +97,8 @@ const ENDPOINTS: RegisterEndpoint[] = [
   registerManifestRoutes,
   registerInvokeRoutes,
   registerStreams,
-  McpEndpoint.register
+  McpEndpoint.register,
+  registerUiRoutes
 ]
 
 /** What an event's data schema may `$ref`: the app's shared schemas, and registered types under their own `$id`. */

@@ -10,6 +10,8 @@ export interface ShopOptions {
   baseUrl?: string
   /** Serve every command as an MCP tool at /mcp. Default false. */
   mcp?: boolean
+  /** Serve the human page at /svc/ui. Default false (server.js turns it on). */
+  ui?: boolean
   /** A redis:// URL: events and channel states fan out to every instance on the same Redis. */
   redis?: string
 }

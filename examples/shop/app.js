@@ -30,9 +30,10 @@ const CATALOGUE = [
  * one it listens on). `layout` is the manifest layout: '1.0' (default) or '0.5.0',
  * which adds `about` and the `cart` channel. `mcp: true` also serves every command as an MCP tool at
  * /mcp (it needs the package @modelcontextprotocol/sdk). `redis` (a redis:// URL) shares events and
- * channel states with every other instance that uses the same Redis.
+ * channel states with every other instance that uses the same Redis. `ui: true` serves the human page at
+ * /svc/ui: browse the manifest, run the commands, watch the events.
  */
-export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, redis } = {}) {
+export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, ui = false, redis } = {}) {
   const app = Fastify()
   await app.register(svcManifest, {
     svc: layout,
@@ -41,6 +42,7 @@ export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3
     version: '2.3.0',
     baseUrl,
     mcp,
+    ui,
     auth: { type: 'bearer', description: 'JWT bearer token', verify: verifyDemoToken },
     types: { Product, Cart },
     events: {

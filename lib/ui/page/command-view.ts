@@ -1,0 +1,189 @@
+/*
+ * One command: what the manifest says of it, a form for its params, and Run, which calls it through
+ * execute exactly as an agent would, then shows the status and the result or the error envelope. The
+ * same call is shown as `curl` and as a pipeline step, as the form is filled in.
+ */
+import { hintPhrases, type PageCommand, type PageManifest } from '../catalog.js'
+import { collectParams, formOf, rawOf, type Descriptor, type ObjectField } from '../form.js'
+import { curlOf, executeBody, pipelineStepOf, type Endpoints } from '../requests.js'
+import { copyable, h, jsonView, replace, type Child } from './dom.js'
+import { renderFields, type Control } from './form-view.js'
+
+export interface PageContext {
+  manifest: PageManifest
+  endpoints: Endpoints
+  /** The token the visitor typed; `''` for none. */
+  token: () => string
+}
+
+/** A collapsed card; its body (and form) is built the first time it is opened. */
+export function commandCard (name: string, command: PageCommand, context: PageContext): HTMLDetailsElement {
+  const summary = h('summary', {},
+    h('code', { className: 'command-name' }, name),
+    badges(command),
+    h('span', { className: 'summary-text' }, command.description)
+  )
+  const card = h('details', { className: 'command' }, summary)
+  card.dataset.command = name
+  let built = false
+  card.addEventListener('toggle', () => {
+    if (!card.open || built) return
+    built = true
+    card.appendChild(commandBody(name, command, context))
+  })
+  return card
+}
+
+function badges (command: PageCommand): HTMLElement {
+  return h('span', { className: 'badges' },
+    command.auth === undefined ? null : h('span', { className: `badge auth-${command.auth}` }, command.auth === 'required' ? 'token required' : 'token optional'),
+    command.deprecated === true ? h('span', { className: 'badge deprecated' }, 'deprecated') : null
+  )
+}
+
+function commandBody (name: string, command: PageCommand, context: PageContext): HTMLElement {
+  const form = formOf(command.params, context.manifest.types)
+  const body = h('div', { className: 'command-body' })
+  body.appendChild(facts(command))
+  const runner = callForm(name, form, context)
+  if (command.examples !== undefined && command.examples.length > 0) body.appendChild(examples(command, runner.fill))
+  body.appendChild(runner.element)
+  return body
+}
+
+/** Auth, scopes, hints, returns and deprecation, as a definition list. */
+function facts (command: PageCommand): HTMLElement {
+  const list = h('dl', { className: 'facts' })
+  const add = (term: string, ...details: Child[]): void => {
+    list.append(h('dt', {}, term), h('dd', {}, ...details))
+  }
+  add('Description', command.description)
+  if (command.auth === 'required') add('Auth', 'A bearer token is required.')
+  if (command.auth === 'optional') add('Auth', 'A bearer token is optional; when sent, it must be valid.')
+  if (command.requiredScopes !== undefined && command.requiredScopes.length > 0) add('Scopes', ...tagList(command.requiredScopes))
+  const hints = hintPhrases(command.hints)
+  if (hints.length > 0) add('Hints', ...tagList(hints))
+  if (command.returns !== undefined) add('Returns', ...descriptorSummary(command.returns))
+  if (command.tags !== undefined && command.tags.length > 0) add('Tags', ...tagList(command.tags))
+  if (command.deprecated === true) add('Deprecated', 'Still callable, but going away: prefer another command.')
+  return list
+}
+
+function tagList (items: readonly string[]): Child[] {
+  return items.map((item) => h('span', { className: 'tag' }, item))
+}
+
+function descriptorSummary (descriptor: Descriptor): Child[] {
+  const type = descriptor.type === 'array' && descriptor.items !== undefined ? `array of ${descriptor.items.type}` : descriptor.type
+  return [h('code', {}, type), descriptor.description === undefined ? null : ` — ${descriptor.description}`]
+}
+
+function examples (command: PageCommand, fill: (params: Record<string, unknown>) => void): HTMLElement {
+  const list = h('ul', { className: 'examples' })
+  command.examples?.forEach((example, index) => {
+    const title = example.title ?? `Example ${index + 1}`
+    list.appendChild(h('li', {},
+      h('div', { className: 'row' },
+        h('span', { className: 'example-title' }, title),
+        h('button', { type: 'button', className: 'secondary', attrs: { 'aria-label': `Use ${title} in the form` }, on: { click: () => fill(example.params) } }, 'Use')
+      ),
+      jsonView(example.params),
+      example.result === undefined ? null : h('details', {}, h('summary', {}, 'Its result'), jsonView(example.result))
+    ))
+  })
+  return h('section', { className: 'examples-section', attrs: { 'aria-label': 'Examples' } }, h('h4', {}, 'Examples'), list)
+}
+
+interface CallForm {
+  element: HTMLElement
+  /** Puts an example's params into the form. */
+  fill: (params: Record<string, unknown>) => void
+}
+
+function callForm (name: string, form: ObjectField, context: PageContext): CallForm {
+  const execute = context.endpoints.execute
+  let control: Control = renderFields(form, rawOf(form))
+  const run = h('button', { type: 'submit', disabled: execute === undefined }, 'Run')
+  const reset = h('button', { type: 'button', className: 'secondary', on: { click: () => fill(undefined) } }, 'Reset')
+  const outcome = h('div', { className: 'outcome', attrs: { 'aria-live': 'polite' } })
+  const sameCall = h('div', { className: 'same-call' })
+  const submit = (event: Event): void => {
+    event.preventDefault()
+    call().catch((error: Error) => replace(outcome, h('p', { className: 'status failed' }, `The call could not be made: ${error.message}`)))
+  }
+  const element = h('form', { className: 'call', on: { submit, input: () => showSameCall(), change: () => showSameCall() } },
+    control.element,
+    h('div', { className: 'row actions' }, run, reset,
+      execute === undefined ? h('span', { className: 'note' }, 'This service does not serve execute (invoke is off): commands cannot be called from here.') : null),
+    outcome,
+    sameCall
+  )
+
+  function fill (params: Record<string, unknown> | undefined): void {
+    const next = renderFields(form, rawOf(form, params))
+    control.element.replaceWith(next.element)
+    control = next
+    showSameCall()
+  }
+
+  function read (): { params: Record<string, unknown>, problems: Array<{ message: string }> } {
+    return collectParams(form, control.read())
+  }
+
+  function showSameCall (): void {
+    const { params } = read()
+    const withToken = context.token() !== '' || context.manifest.commands[name]?.auth !== undefined
+    sameCall.replaceChildren(
+      copyable('curl', curlOf(execute ?? `${location.origin}/svc/execute`, executeBody(name, params), withToken)),
+      copyable('pipeline step', pipelineStepOf(name, params))
+    )
+  }
+
+  async function call (): Promise<void> {
+    const { params, problems } = read()
+    if (problems.length > 0) {
+      outcome.replaceChildren(h('ul', { className: 'problems', attrs: { role: 'alert' } }, ...problems.map((problem) => h('li', {}, problem.message))))
+      return
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
+    const token = context.token()
+    if (token !== '') headers.authorization = `Bearer ${token}`
+    outcome.replaceChildren(h('p', { className: 'status' }, 'Running…'))
+    run.disabled = true
+    const started = performance.now()
+    try {
+      const response = await fetch(execute as string, { method: 'POST', headers, body: JSON.stringify(executeBody(name, params)), cache: 'no-store' })
+      const text = await response.text()
+      replace(outcome, ...answer(response, text, Math.round(performance.now() - started)))
+    } catch (error) {
+      outcome.replaceChildren(h('p', { className: 'status failed' }, `The request failed: ${(error as Error).message}`))
+    } finally {
+      run.disabled = false
+    }
+  }
+
+  showSameCall()
+  return { element, fill }
+}
+
+/** The status, and the result (or the whole envelope, when the call failed) as JSON. */
+function answer (response: Response, text: string, ms: number): Child[] {
+  const ok = response.ok
+  const status = h('p', { className: `status ${ok ? 'succeeded' : 'failed'}` },
+    h('strong', {}, `${response.status} ${response.statusText}`.trim()), ` · ${ms} ms`)
+  const challenge = response.headers.get('www-authenticate')
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return [status, h('pre', { className: 'text' }, text)]
+  }
+  const envelope = body as { ok?: unknown, result?: unknown, encoding?: unknown }
+  const shown = envelope.ok === true && envelope.encoding === undefined ? envelope.result : body
+  return [
+    status,
+    challenge === null ? null : h('p', { className: 'note' }, h('code', {}, `www-authenticate: ${challenge}`)),
+    h('p', { className: 'label' }, shown === body ? 'Answer' : 'Result'),
+    jsonView(shown)
+  ]
+}
