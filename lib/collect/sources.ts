@@ -30,7 +30,13 @@ export interface CommandSource {
   returns?: { where: string, schema: Schema, fromResponse?: true }
   tags?: string[]
   hints?: SvcHints
-  auth?: 'required'
+  auth?: 'required' | 'optional'
+  /** `svc.scopes`: the scopes a credential must carry to call the command. */
+  scopes?: string[]
+  /** `svc.examples`: worked calls an agent can copy. */
+  examples?: Array<{ title?: string, params: Record<string, unknown>, result?: unknown }>
+  /** `svc.deprecated: true`. */
+  deprecated?: boolean
   /** The route's own `bodyLimit` option, when it sets one. */
   bodyLimit?: number
 }
