@@ -14,6 +14,20 @@ export type JsonSchema = object
 /** Turns a bearer token into a credential; a falsy result or a throw refuses the request. */
 export type SvcVerify = (token: string, request: FastifyRequest) => unknown
 
+/** How a command's default name is derived from its route (DESIGN §3). */
+export interface SvcNamesOptions {
+  /** `'path'` (default): the URL's static segments (`/articles/:slug` → `articles`); `'rest'` adds a verb (`articles.get`). */
+  style?: 'path' | 'rest'
+  /** Removed from the URL before a name is derived, such as `'/api'`. */
+  stripPrefix?: string
+}
+
+/** `names`, checked and with its default applied. */
+export interface NamesConfig {
+  style: 'path' | 'rest'
+  stripPrefix?: string
+}
+
 export interface SvcAuthOptions {
   /** The only scheme the spec shows. */
   type: 'bearer'
@@ -26,6 +40,18 @@ export interface SvcAuthOptions {
    * `credential.sub` when it is a string. A result that is not a non-empty string means no subject.
    */
   subject?: (credential: any) => unknown
+  /** The scheme word expected in `Authorization` and named in the challenge, such as `'Token'`. Default `'Bearer'`. */
+  scheme?: string
+  /**
+   * The scopes a credential grants, checked against `svc.scopes`. Default: `credential.scope` split on
+   * spaces, else the `credential.scp` or `credential.scopes` array.
+   */
+  scopes?: (credential: any) => readonly string[] | undefined
+  /**
+   * Issuer URLs (https) of the authorization servers that issue tokens for this service (RFC 9728). When set,
+   * every 401 challenge names the protected resource metadata document by `resource_metadata`.
+   */
+  authorizationServers?: string[]
 }
 
 export interface SvcEventOptions {
@@ -121,6 +147,11 @@ export interface SvcManifestOptions {
    * host, that a request arriving on a loopback address may name in `Host` (DNS rebinding). Default `[]`.
    */
   allowedHosts?: string[]
+  /**
+   * How default command names are derived: `{ style: 'path' }` (default, `/articles/:slug` → `articles`) or
+   * `{ style: 'rest' }` (`articles.get`), with `stripPrefix` (such as `'/api'`) removed first. `svc.name` always wins.
+   */
+  names?: SvcNamesOptions
 }
 
 const DEFAULT_PATH = '/.well-known/svc.json'
@@ -188,9 +219,10 @@ export interface Config {
   types: Record<string, unknown>
   events: Record<string, unknown>
   channels: Record<string, unknown>
+  names: NamesConfig
 }
 
-const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'realtime', 'mcp', 'ui', 'allowedOrigins', 'allowedHosts']
+const PLUGIN_OPTIONS = ['svc', 'name', 'description', 'version', 'baseUrl', 'about', 'auth', 'types', 'events', 'channels', 'path', 'maxAge', 'unseenRoutes', 'basePath', 'invoke', 'realtime', 'mcp', 'ui', 'allowedOrigins', 'allowedHosts', 'names']
 /**
  * Register options that Fastify itself understands. Fastify ignores them for a plugin wrapped with
  * fastify-plugin, so the plugin applies the log options to its own route; `prefix` is refused below.
@@ -226,7 +258,8 @@ export function readOptions (options: Partial<SvcManifestOptions> | undefined): 
     routeLog: readRouteLog(options as Record<string, unknown>),
     types: readDeclarations(options.types, 'types'),
     events: readDeclarations(options.events, 'events'),
-    channels: readDeclarations(options.channels, 'channels')
+    channels: readDeclarations(options.channels, 'channels'),
+    names: readNames(options.names)
   }
   if (options.about !== undefined) config.about = readAbout(options.about, layout)
   if (options.auth !== undefined) config.auth = readAuth(options.auth)
@@ -396,18 +429,57 @@ function layoutOnly (field: string): Error {
   return new FST_SVC_LAYOUT_FIELD(`"${field}" exists only in layout "0.5.0". Set svc: '0.5.0' or remove "${field}".`)
 }
 
+function readNames (value: unknown): NamesConfig {
+  if (value === undefined) return { style: 'path' }
+  if (!isPlainObject(value)) fail('names', 'an object { style?: \'path\' | \'rest\', stripPrefix? }', value)
+  onlyKeys(value, 'names', ['style', 'stripPrefix'])
+  const { style = 'path', stripPrefix } = value
+  if (style !== 'path' && style !== 'rest') fail('names.style', '"path" or "rest"', style)
+  const names: NamesConfig = { style }
+  if (stripPrefix !== undefined) {
+    // A prefix of static segments, as a plugin's `prefix` is: no params, wildcards or trailing "/".
+    if (typeof stripPrefix !== 'string' || !/^(\/[A-Za-z0-9\-._~%]+)+$/.test(stripPrefix)) {
+      fail('names.stripPrefix', 'a URL path of static segments such as "/api" (starting with "/", not ending with "/")', stripPrefix)
+    }
+    names.stripPrefix = stripPrefix
+  }
+  return names
+}
+
+/** RFC 9110 token: the characters a scheme word may have. */
+const SCHEME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+
 function readAuth (value: unknown): SvcAuthOptions {
   if (!isPlainObject(value)) fail('auth', 'an object { type: \'bearer\', description, verify? }', value)
   if (value.type !== 'bearer') fail('auth.type', '"bearer" (the only scheme supported)', value.type)
   if (typeof value.description !== 'string' || value.description.trim() === '') fail('auth.description', 'a non-empty string', value.description)
   if (value.verify !== undefined && typeof value.verify !== 'function') fail('auth.verify', 'a function (token, request) => credential', value.verify)
   if (value.subject !== undefined && typeof value.subject !== 'function') fail('auth.subject', 'a function (credential) => subject string', value.subject)
-  onlyKeys(value, 'auth', ['type', 'description', 'verify', 'subject'])
+  if (value.scheme !== undefined && (typeof value.scheme !== 'string' || !SCHEME.test(value.scheme))) {
+    fail('auth.scheme', 'a scheme word of letters, digits and "-._~+!#$%&\'*^`|" such as "Bearer" or "Token"', value.scheme)
+  }
+  if (value.scopes !== undefined && typeof value.scopes !== 'function') fail('auth.scopes', 'a function (credential) => array of scope strings', value.scopes)
+  onlyKeys(value, 'auth', ['type', 'description', 'verify', 'subject', 'scheme', 'scopes', 'authorizationServers'])
   // A copy: what was checked is what is used, whatever happens to the caller's object afterwards.
   const auth: SvcAuthOptions = { type: 'bearer', description: value.description }
   if (value.verify !== undefined) auth.verify = value.verify as SvcVerify
   if (value.subject !== undefined) auth.subject = value.subject as SvcAuthOptions['subject']
+  if (value.scheme !== undefined) auth.scheme = value.scheme as string
+  if (value.scopes !== undefined) auth.scopes = value.scopes as SvcAuthOptions['scopes']
+  if (value.authorizationServers !== undefined) auth.authorizationServers = readAuthorizationServers(value.authorizationServers)
   return auth
+}
+
+function readAuthorizationServers (value: unknown): string[] {
+  const expected = 'a non-empty array of issuer URLs such as "https://id.example" (https, no query or fragment)'
+  if (!Array.isArray(value) || value.length === 0) fail('auth.authorizationServers', expected, value)
+  return value.map((issuer: unknown, index) => {
+    const parsed = typeof issuer === 'string' && URL.canParse(issuer) ? new URL(issuer) : undefined
+    if (parsed === undefined || parsed.protocol !== 'https:' || /[?#]/.test(issuer as string)) {
+      fail(`auth.authorizationServers[${index}]`, expected, issuer)
+    }
+    return issuer as string
+  })
 }
 
 function readRealtime (value: unknown): RealtimeConfig {

@@ -28,7 +28,7 @@ export interface BuiltManifest {
  */
 export function buildManifest (config: Config, registry: Declarations, sources: CommandSource[], now = new Date()): BuiltManifest {
   const problems: Error[] = []
-  const named = namedSources(sources, problems)
+  const named = namedSources(sources, config, problems)
   if (problems.length > 0) throw togetherByKind(problems)
   const commands = sortedMap(named, (source) => buildCommand(source, registry), problems)
   const events = buildEvents(registry, problems)
@@ -65,12 +65,12 @@ function canonicalCommands (commands: Record<string, ManifestCommand>): string {
 }
 
 /** Each command source under its name; every name two routes share is a problem. */
-function namedSources (sources: CommandSource[], problems: Error[]): Map<string, CommandSource> {
+function namedSources (sources: CommandSource[], config: Config, problems: Error[]): Map<string, CommandSource> {
   const byName = new Map<string, CommandSource>()
   for (const source of sources) {
     let name: string
     try {
-      name = commandName(source)
+      name = commandName(source, config)
     } catch (error) {
       problems.push(error as Error)
       continue
@@ -85,9 +85,9 @@ function namedSources (sources: CommandSource[], problems: Error[]): Map<string,
   return byName
 }
 
-function commandName (source: CommandSource): string {
+function commandName (source: CommandSource, config: Config): string {
   if (source.name !== undefined) return source.name
-  const derived = deriveName(source.url)
+  const derived = deriveName(source.url, source.method, config.names)
   if (isDottedName(derived)) return derived
   throw new FST_SVC_NAME_NOT_DERIVABLE(`route ${source.route} gives ${derived === '' ? 'no name' : `"${derived}", not a valid name`}. Set svc.name, for example svc: { name: 'cart.get', ... }.`)
 }

@@ -153,3 +153,52 @@ for (const name of ['product-item', '1Product', 'cart.Product', 'a b', '']) {
     await t.rejects(ready(app), { code: 'FST_SVC_INVALID_NAME', message: /type name .* must be an identifier/ })
   })
 }
+
+t.test('names: { style: \'rest\', stripPrefix } names a REST resource without clashes', async (t) => {
+  const manifest = await fetchManifest(await readyApp({ names: { style: 'rest', stripPrefix: '/api' } }, async (app) => {
+    await app.register(async (api) => {
+      api.get('/articles', { svc: { description: 'List' } }, async () => [])
+      api.post('/articles', { svc: { description: 'Create' } }, async () => ({}))
+      api.get('/articles/:slug', { svc: { description: 'Get' } }, async () => ({}))
+      api.put('/articles/:slug', { svc: { description: 'Update' } }, async () => ({}))
+      api.patch('/articles/:slug/title', { svc: { description: 'Retitle' } }, async () => ({}))
+      api.delete('/articles/:slug', { svc: { description: 'Delete' } }, async () => ({}))
+      api.post('/articles/:slug/favorite', { svc: { description: 'Favourite' } }, async () => ({}))
+      api.get('/profiles/:username/', { svc: { description: 'Profile' } }, async () => ({}))
+      api.options('/articles', { svc: { description: 'Options' } }, async () => ({}))
+      api.get('/feed', { svc: { name: 'articles.feed', description: 'Feed' } }, async () => [])
+    }, { prefix: '/api' })
+    app.get('/apis/status', { svc: { description: 'Not under the prefix' } }, async () => ({}))
+  }))
+  t.same(Object.keys(manifest.commands), [
+    'apis.status.list', 'articles.create', 'articles.delete', 'articles.favorite.create', 'articles.feed', 'articles.get',
+    'articles.list', 'articles.options', 'articles.title.update', 'articles.update', 'profiles.get'
+  ], 'a verb from the method; "/api" stripped on a segment boundary only; svc.name wins')
+})
+
+t.test('stripPrefix alone keeps the path style', async (t) => {
+  const manifest = await fetchManifest(await readyApp({ names: { stripPrefix: '/api/v1' } }, (app) => {
+    app.get('/api/v1/users/:id/orders', { svc: { description: 'Orders' } }, async () => [])
+  }))
+  t.same(Object.keys(manifest.commands), ['users.orders'])
+})
+
+t.test('a prefix that is the whole URL leaves no name, whatever the style', async (t) => {
+  await t.rejects(readyApp({ names: { style: 'rest', stripPrefix: '/api' } }, (app) => {
+    app.get('/api', { svc: { description: 'Root' } }, async () => ({}))
+  }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /GET \/api gives no name/ })
+})
+
+const badNames: [unknown, RegExp][] = [
+  ['rest', /"names" must be an object/],
+  [{ style: 'verbs' }, /"names\.style" must be "path" or "rest"; got "verbs"/],
+  [{ stripPrefix: 'api' }, /"names\.stripPrefix" must be a URL path of static segments/],
+  [{ stripPrefix: '/api/' }, /"names\.stripPrefix" must be/],
+  [{ stripPrefix: '/api/:v' }, /"names\.stripPrefix" must be/],
+  [{ prefix: '/api' }, /"names\.prefix" must be absent \(names takes style and stripPrefix\)/]
+]
+for (const [names, message] of badNames) {
+  t.test(`names ${JSON.stringify(names)} is refused`, async (t) => {
+    await t.rejects(readyApp({ names: names as never }), { code: 'FST_SVC_INVALID_OPTION', message })
+  })
+}
