@@ -78,17 +78,16 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     declarations.close()
     collector.release()
     const { Realtime } = await import('./realtime/realtime.js')
-    const starting = new Realtime({
+    // Handed out once started: until then emit() and publish() say the app is not ready.
+    realtime = await Realtime.start({
       settings: config.realtime,
       serviceName: config.name,
       authConfigured: config.auth !== undefined,
       events: declarations.events,
       channels: declarations.channels,
+      sharedSchemas: schemasForPayloads(fastify, declarations),
       log: fastify.log
     })
-    await starting.start(schemasForPayloads(fastify, declarations))
-    // Usable once started: until then emit() and publish() say the app is not ready.
-    realtime = starting
   })
 }
 

@@ -1,0 +1,174 @@
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import { FST_SVC_BROKER_UNAVAILABLE, FST_SVC_CLOSED, FST_SVC_INVALID_PUBLISH, FST_SVC_UNKNOWN_CHANNEL } from '../errors.js'
+import { isChannelKey } from './addressing.js'
+import type { Broker, BrokerListener, BrokerMessage, StateVersion, StoredState } from './broker.js'
+import { closedError, type OpenStreams } from './open-streams.js'
+import { STATE_FRAME_OVERHEAD, stateFrame, type SseStream } from './stream.js'
+import { listOf, toJson, type Topics } from './topics.js'
+
+/** A channel state on its way; its topic names the channel and the key. */
+interface StateMessage extends BrokerMessage {
+  version: number
+  epoch: string
+  json: string
+}
+
+/**
+ * One watcher of a channel key. Until its stream starts, states that arrive are kept (the newest only):
+ * one published between the subscription and the read of the stored state must not be lost. Once
+ * started, only a state newer than the last one written goes out, so within an epoch versions only grow
+ * on a stream, even when two instances' publishes cross on the way. A state of another epoch is always
+ * newer: its store started again (Redis restarted empty), and its versions with it.
+ */
+class ChannelWatcher {
+  private stream: SseStream | undefined
+  /** The last state written; only its place is kept, not its JSON. */
+  private last: StateVersion = { version: -1, epoch: '' }
+  private pending: StoredState | undefined
+
+  offer (state: StoredState, frame: () => string): void {
+    if (this.stream === undefined) {
+      if (this.pending === undefined || isNewer(state, this.pending)) this.pending = state
+    } else if (isNewer(state, this.last)) {
+      this.last = { version: state.version, epoch: state.epoch }
+      this.stream.write(frame())
+    }
+  }
+
+  /** Starts the stream with the stored state, then any newer state that arrived meanwhile. */
+  begin (stream: SseStream, stored: StoredState): void {
+    this.stream = stream
+    const pending = this.pending
+    this.pending = undefined
+    this.offer(stored, () => stateFrame(stored.version, stored.json))
+    if (pending !== undefined) this.offer(pending, () => stateFrame(pending.version, pending.json))
+  }
+}
+
+/** The local watchers of one channel key, and the broker subscription they share. */
+interface WatchedTopic {
+  watchers: Set<ChannelWatcher>
+  listener: BrokerListener
+  subscribed: Promise<void>
+}
+
+export interface ChannelHubSetup {
+  broker: Broker
+  streams: OpenStreams
+  topics: Topics
+  /** The declared channels, by name. */
+  channels: ReadonlyMap<string, unknown>
+  log: FastifyBaseLogger
+}
+
+/**
+ * Publish and the channel streams (layout 0.5.0). The broker stores each key's latest state and sends each
+ * new one to the instances that watch the key; here it goes to the key's watchers that have not had it.
+ */
+export class ChannelHub {
+  private readonly topics = new Map<string, WatchedTopic>()
+
+  constructor (private readonly setup: ChannelHubSetup) {
+    setup.broker.onReconnect(() => this.resync())
+  }
+
+  /**
+   * Replaces the state of one channel key and sends it to its watchers on every instance. Mistakes in
+   * the call are thrown at once, like emit()'s; the promise rejects only when the broker fails.
+   */
+  publish (channel: string, key: string, state: unknown): Promise<number> {
+    const { broker, streams, channels } = this.setup
+    if (streams.closed) throw new FST_SVC_CLOSED('app.svc.publish() was called after app.close().')
+    if (!channels.has(channel)) {
+      throw new FST_SVC_UNKNOWN_CHANNEL(`app.svc.publish("${channel}"): no such channel is declared (declared: ${listOf(channels.keys())}).`)
+    }
+    if (!isChannelKey(key)) throw new FST_SVC_INVALID_PUBLISH(`app.svc.publish("${channel}", key): the key must be a non-empty string of well-formed Unicode; got ${typeof key === 'string' ? 'a string that is not' : typeof key}.`)
+    const json = toJson(state, (reason) => new FST_SVC_INVALID_PUBLISH(`channel "${channel}": the state is not JSON (${reason}).`))
+    const tooLarge = streams.tooLarge(`app.svc.publish("${channel}")`, 'the state\'s frame', STATE_FRAME_OVERHEAD, json, 'Nothing was stored or delivered')
+    if (tooLarge !== undefined) throw tooLarge
+    const topic = this.setup.topics.channel(channel, key)
+    return broker.store(topic, json).then(async ({ version, epoch }) => {
+      const message: StateMessage = { topic, version, epoch, json }
+      await broker.send(message)
+      return version
+    })
+  }
+
+  /** Opens a channel stream: the latest state first, then every newer one. */
+  async open (request: FastifyRequest, reply: FastifyReply, channel: string, key: string): Promise<void> {
+    const { broker, streams } = this.setup
+    if (!broker.available) throw new FST_SVC_BROKER_UNAVAILABLE('channel streams need Redis, which cannot be reached now; retry later.')
+    const topic = this.setup.topics.channel(channel, key)
+    const watcher = new ChannelWatcher()
+    // Subscribed before the state is read: a publish in between is caught by the watcher, not lost.
+    await this.watch(topic, watcher)
+    let stored: StoredState
+    try {
+      stored = await broker.read(topic)
+    } catch (error) {
+      this.unwatch(topic, watcher)
+      throw new FST_SVC_BROKER_UNAVAILABLE(`the state of channel "${channel}" cannot be read: ${(error as Error).message}`)
+    }
+    // Checked after the awaits: the app may have started closing meanwhile, and a stream opened now would hold it open.
+    if (streams.closing) {
+      this.unwatch(topic, watcher)
+      throw closedError()
+    }
+    const stream = streams.start(request, reply, () => this.unwatch(topic, watcher))
+    if (!stream.open) {
+      this.unwatch(topic, watcher)
+      return
+    }
+    watcher.begin(stream, stored)
+  }
+
+  private watch (topic: string, watcher: ChannelWatcher): Promise<void> {
+    let watched = this.topics.get(topic)
+    if (watched === undefined) {
+      // One listener per subscription: mqemitter removes listeners later, by identity, so a listener
+      // shared with a newer subscription of the same topic would be removed with the old one.
+      const listener: BrokerListener = (message, done) => {
+        const { version, epoch, json } = message as StateMessage
+        this.deliver(topic, watched as WatchedTopic, { version, epoch, json })
+        done()
+      }
+      watched = { watchers: new Set(), listener, subscribed: this.setup.broker.subscribe(topic, listener) }
+      this.topics.set(topic, watched)
+    }
+    watched.watchers.add(watcher)
+    return watched.subscribed
+  }
+
+  /** Writes `state` to the watchers of `topic` that have not had it; the frame is built once, if needed. */
+  private deliver (topic: string, watched: WatchedTopic, state: StoredState): void {
+    if (this.setup.streams.refusedOnArrival(STATE_FRAME_OVERHEAD, state.json, { topic })) return
+    let frame: string | undefined
+    for (const each of watched.watchers) each.offer(state, () => (frame ??= stateFrame(state.version, state.json)))
+  }
+
+  /**
+   * After the broker was disconnected: the stored state of each watched key goes to its watchers, so a
+   * publish made while this instance was not subscribed is not lost, and a state the store lost (Redis
+   * restarted empty) is not shown as current. A watcher that has it already gets nothing.
+   */
+  private resync (): void {
+    for (const [topic, watched] of this.topics) {
+      this.setup.broker.read(topic).then((state) => this.deliver(topic, watched, state), (error: Error) => {
+        this.setup.log.warn({ err: error, topic }, 'fastify-svc-manifest: the state of a watched channel key could not be read after the realtime broker came back; its watchers get its next publish')
+      })
+    }
+  }
+
+  private unwatch (topic: string, watcher: ChannelWatcher): void {
+    const watched = this.topics.get(topic) as WatchedTopic
+    watched.watchers.delete(watcher)
+    if (watched.watchers.size > 0) return
+    this.topics.delete(topic)
+    this.setup.broker.unsubscribe(topic, watched.listener)
+  }
+}
+
+/** Whether `state` comes after `than`: a later version of the same epoch, or any state of another epoch. */
+function isNewer (state: StateVersion, than: StateVersion): boolean {
+  return state.epoch !== than.epoch || state.version > than.version
+}
