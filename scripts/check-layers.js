@@ -4,11 +4,14 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join, normalize, relative } from 'node:path'
 
-/** The parts of lib/, lowest first: the shared layers, then the stages in the data's order, then the entries. */
+/**
+ * The parts of lib/, lowest first: the shared layers, the client (which needs nothing of the plugin, and whose
+ * checksumOf the plugin's entry exports as its own), then the plugin's stages in the data's order, then the
+ * entries.
+ */
 const LAYERS = [
-  'errors.ts', 'problems.ts', 'util', 'schema', 'manifest', 'schema.ts', 'route-url.ts', 'options.ts',
-  'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'registry.ts', 'index.ts',
-  'client', 'cli'
+  'errors.ts', 'problems.ts', 'util', 'schema', 'manifest', 'schema.ts', 'client', 'route-url.ts', 'options.ts',
+  'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'registry.ts', 'index.ts', 'cli'
 ]
 
 const root = new URL('../lib/', import.meta.url).pathname
