@@ -97,3 +97,15 @@ export const FST_SVC_FORBIDDEN_HOST = createError('FST_SVC_FORBIDDEN_HOST', '%s'
  * written to a stream, it would disconnect every subscriber, reading or not. Nothing is stored or delivered.
  */
 export const FST_SVC_PAYLOAD_TOO_LARGE = createError('FST_SVC_PAYLOAD_TOO_LARGE', 'Payload too large: %s', 500)
+
+/**
+ * `ready()` found several problems (of any kinds). The message lists each, one a line, with its code; the
+ * error's `errors` array holds each coded error. One problem is raised as its own error instead.
+ */
+export const FST_SVC_INVALID_ROUTES = createError('FST_SVC_INVALID_ROUTES', '%s', 500)
+
+/** An `svc.examples` entry whose params the route's own validation refuses (at `ready()`). */
+export const FST_SVC_INVALID_EXAMPLE = createError('FST_SVC_INVALID_EXAMPLE', 'Invalid example: %s', 500)
+
+/** The credential lacks a scope that `svc.scopes` requires (403, with an `insufficient_scope` challenge). */
+export const FST_SVC_INSUFFICIENT_SCOPE = createError('FST_SVC_INSUFFICIENT_SCOPE', '%s', 403)

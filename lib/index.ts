@@ -17,7 +17,7 @@ import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
 import { registerUiRoutes } from './http/ui.js'
 import { readOptions, type SvcManifestOptions } from './options.js'
-import { togetherByKind } from './problems.js'
+import { together } from './problems.js'
 import type { Realtime } from './realtime/realtime.js'
 import { svcRegistry, type SvcRegistry } from './registry.js'
 import type { Schema } from './schema/schema.js'
@@ -28,12 +28,12 @@ declare module 'fastify' {
     svc: SvcRegistry
   }
   interface FastifyRequest {
-    /** What `auth.verify` (or `request.jwtVerify()`) returned, on commands with `auth: 'required'`. */
+    /** What `auth.verify` (or `request.jwtVerify()`) returned, on commands with `auth`; `null` when no credential was sent. */
     svcCredential?: unknown
   }
   interface RouteShorthandOptions {
     /** Describes this route as a command of the service manifest. */
-    svc?: SvcRouteOptions
+    svc?: SvcRouteOptions | true
   }
 }
 
@@ -68,10 +68,21 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   for (const register of ENDPOINTS) await register(fastify, config, context)
 
   fastify.addHook('onReady', async function buildOnReady () {
-    unseenRoutes.report(fastify)
-    if (collector.errors.length > 0) throw togetherByKind(collector.errors)
-    auth.resolve(fastify)
-    const { manifest, routes } = buildManifest(config, declarations, collector.commands)
+    // Every problem of every kind, in one rejection: one boot shows an app's whole to-do list.
+    const problems = [...collector.errors]
+    const attempt = <T>(step: () => T): T | undefined => {
+      try {
+        return step()
+      } catch (error) {
+        problems.push(error as Error)
+      }
+    }
+    attempt(() => unseenRoutes.report(fastify))
+    attempt(() => auth.resolve(fastify))
+    problems.push(...collector.checkExamples())
+    const built = attempt(() => buildManifest(config, declarations, collector.commands))
+    if (built === undefined || problems.length > 0) throw together(problems)
+    const { manifest, routes } = built
     prepared = prepareResponse(manifest, config.maxAge, context.links.header())
     catalog = new Catalog(prepared.body, prepared.checksum, routes)
     for (const listener of catalogListeners) listener(catalog, (id) => fastify.getSchema(id) as Schema | undefined)
@@ -120,13 +131,13 @@ export default svcManifest
 
 export { checksumOf } from './client/checksum.js'
 export * from './errors.js'
-export type { SvcHints, SvcRouteOptions } from './collect/svc-option.js'
+export type { SvcExample, SvcHints, SvcRouteOptions } from './collect/svc-option.js'
 export type {
   Manifest, ManifestAuth, ManifestChannel, ManifestCommand, ManifestEvent, ManifestHints, ManifestParam, ManifestType,
   ManifestTypeRef, ManifestV05, ManifestV1, SvcLayout
 } from './manifest/types.js'
 export type {
-  JsonSchema, SvcAuthOptions, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcRealtimeOptions, SvcVerify
+  JsonSchema, SvcAuthOptions, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify
 } from './options.js'
 export type { EmitOptions } from './realtime/realtime.js'
 export type { SvcRegistry } from './registry.js'

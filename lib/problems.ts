@@ -1,18 +1,29 @@
+import { FST_SVC_INVALID_ROUTES } from './errors.js'
+
+/** The error `ready()` rejects with when it found several problems: each coded error, in the order found. */
+export interface InvalidRoutesError extends Error {
+  code: 'FST_SVC_INVALID_ROUTES'
+  errors: Error[]
+}
+
 /**
- * One error for all the problems of the kind found first, so that `ready()` reports every name clash (or
- * every bad route option, …) of an app at once rather than one per boot. The error is of that kind's own
- * class and code; its message lists each problem on a line of its own.
+ * One error for every problem found, of every kind, so that one boot shows an app's whole to-do list: one
+ * problem is raised as it is (its own class and code); several become `FST_SVC_INVALID_ROUTES`, whose
+ * message lists each with its code, one a line, and whose `errors` array holds them. An
+ * `FST_SVC_INVALID_ROUTES` among `errors` is opened up, so lists gathered in stages nest into one.
  */
-export function togetherByKind (errors: readonly Error[]): Error {
-  const first = errors[0]
-  const code = codeOf(first)
-  const same = errors.filter((error) => codeOf(error) === code)
-  if (same.length === 1) return first
-  const ErrorClass = first.constructor as new (detail: string) => Error
-  // The fixed text of the code, e.g. "Duplicate name: ", which each message of the class starts with.
-  const prefix = new ErrorClass('').message
-  const details = same.map(({ message }) => message.slice(prefix.length))
-  return new ErrorClass(`${same.length} problems:\n- ${details.join('\n- ')}`)
+export function together (errors: readonly Error[]): Error {
+  const all = errors.flatMap((error) => isInvalidRoutes(error) ? error.errors : [error])
+  if (all.length === 1) return all[0]
+  const lines = all.map((error) => `- ${String(codeOf(error))}: ${error.message}`)
+  const combined = new FST_SVC_INVALID_ROUTES(`${all.length} problems:\n${lines.join('\n')}`) as unknown as InvalidRoutesError
+  combined.errors = all
+  return combined
+}
+
+/** Whether an error is the list `together` makes. */
+export function isInvalidRoutes (error: unknown): error is InvalidRoutesError {
+  return error instanceof FST_SVC_INVALID_ROUTES
 }
 
 function codeOf (error: Error): unknown {

@@ -9,7 +9,7 @@ import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestT
 import type { Config } from '../options.js'
 import { deriveName } from './derive-name.js'
 import { assertJsonValues } from './checksum-values.js'
-import { togetherByKind, withHint } from '../problems.js'
+import { together, withHint } from '../problems.js'
 import { fieldsOf, ownTypeNameOf, paramOf, typeRefOf } from './type-map.js'
 import { propertiesOf, type Schema } from '../schema/schema.js'
 
@@ -29,11 +29,11 @@ export interface BuiltManifest {
 export function buildManifest (config: Config, registry: Declarations, sources: CommandSource[], now = new Date()): BuiltManifest {
   const problems: Error[] = []
   const named = namedSources(sources, config, problems)
-  if (problems.length > 0) throw togetherByKind(problems)
+  if (problems.length > 0) throw together(problems)
   const commands = sortedMap(named, (source) => buildCommand(source, registry), problems)
   const events = buildEvents(registry, problems)
   const types = buildTypes(registry, problems)
-  if (problems.length > 0) throw togetherByKind(problems)
+  if (problems.length > 0) throw together(problems)
   const manifest: Manifest = {
     svc: config.layout,
     name: config.name,

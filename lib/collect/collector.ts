@@ -1,10 +1,11 @@
-import type { RouteOptions } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import { FST_SVC_MULTI_METHOD, FST_SVC_UNKNOWN_REF } from '../errors.js'
 import { isPlainObject } from '../util/objects.js'
 import { refName, type TypeNames } from '../schema/schema.js'
 import { addPathParamSources, addRouteParamSources, installParams, responseSchema, svcParamsPlace } from './route-schemas.js'
 import { inspectSchema } from '../schema/check.js'
 import type { CommandSource } from './sources.js'
+import { checkExamples, exampleTarget, type ExampleTarget } from './examples.js'
 import { readSvcOption } from './svc-option.js'
 
 /** Called for every route of a command, its HEAD twin and its prefixed twin included (auth hooks attach here). */
@@ -21,17 +22,24 @@ export class RouteCollector {
    * The commands collected for each `svc` object, to recognise Fastify's HEAD and prefix twins: one command
    * as it is, as nearly every `svc` object tags one route, or a list when an object tags several.
    */
-  private readonly seen = new Map<object, CommandSource | CommandSource[]>()
+  private readonly seen = new Map<unknown, CommandSource | CommandSource[]>()
   /** The URLs whose `svc` object was refused, so that their twins do not report the same problem again. */
   private readonly refused = new Map<unknown, Set<string>>()
+  /** The commands with `svc.examples`, with what checking them against their route's validation needs. */
+  private readonly exampleTargets: ExampleTarget[] = []
 
   constructor (private readonly types: TypeNames, private readonly onCommandRoute: CommandRouteListener) {}
 
-  readonly onRoute = (routeOptions: RouteOptions): void => {
+  /** Fastify calls it with the instance the route is registered in as `this`, whose validators check the examples. */
+  readonly onRoute: (routeOptions: RouteOptions) => void = ((collector: RouteCollector) => function svcCollectRoute (this: unknown, routeOptions: RouteOptions): void {
+    collector.onRouteOf(this as FastifyInstance, routeOptions)
+  })(this)
+
+  private onRouteOf (instance: FastifyInstance, routeOptions: RouteOptions): void {
     const svc: unknown = (routeOptions as { svc?: unknown }).svc
     if (svc === undefined) return
     try {
-      this.collect(routeOptions, svc)
+      this.collect(instance, routeOptions, svc)
     } catch (error) {
       const url = withoutTrailingSlash(routeOptions.url as string)
       const urls = this.refused.get(svc) ?? new Set<string>()
@@ -41,7 +49,7 @@ export class RouteCollector {
     }
   }
 
-  private collect (routeOptions: RouteOptions, svc: unknown): void {
+  private collect (instance: FastifyInstance, routeOptions: RouteOptions, svc: unknown): void {
     const method = singleMethod(routeOptions)
     const url = routeOptions.url as string
     const twinOf = this.twinOf(svc, method, url)
@@ -64,21 +72,29 @@ export class RouteCollector {
     }
     command.returns ??= responseSchema(routeOptions, command.route)
     if (routeOptions.bodyLimit !== undefined) command.bodyLimit = routeOptions.bodyLimit
+    if (command.examples !== undefined) this.exampleTargets.push(exampleTarget(instance, routeOptions, command))
     this.commands.push(command)
-    this.remember(svc as object, command)
+    this.remember(svc, command)
     this.onCommandRoute(routeOptions, command)
+  }
+
+  /** The examples the route's own validation refuses: called from `onReady`, once Fastify compiled the routes. */
+  checkExamples (): Error[] {
+    return checkExamples(this.exampleTargets)
   }
 
   /** Drops what was collected once the manifest is built: Fastify takes no routes after `ready()`. */
   release (): void {
     this.commands.length = 0
+    this.exampleTargets.length = 0
     this.seen.clear()
     this.refused.clear()
   }
 
   /** The command this route repeats: the auto HEAD route of a GET, or the second URL of a prefixed `'/'`. */
   private twinOf (svc: unknown, method: string, url: string): CommandSource | undefined {
-    if (!isPlainObject(svc)) return undefined
+    // `svc: true` routes share the key `true`: the method and URL below tell them apart.
+    if (svc !== true && !isPlainObject(svc)) return undefined
     const earlier = this.seen.get(svc)
     if (earlier === undefined) return undefined
     for (const command of Array.isArray(earlier) ? earlier : [earlier]) {
@@ -88,7 +104,7 @@ export class RouteCollector {
     return undefined
   }
 
-  private remember (svc: object, command: CommandSource): void {
+  private remember (svc: unknown, command: CommandSource): void {
     const earlier = this.seen.get(svc)
     if (earlier === undefined) this.seen.set(svc, command)
     else if (Array.isArray(earlier)) earlier.push(command)

@@ -20,10 +20,24 @@ export interface SvcRouteOptions {
   /** Defaults to the route's `schema.tags`. */
   tags?: string[]
   hints?: SvcHints
-  auth?: 'required'
+  /** `'required'`: a verified credential is needed; `'optional'`: one is checked when sent. */
+  auth?: 'required' | 'optional'
+  /** Every scope the credential must grant (needs `auth`); a missing one answers 403. */
+  scopes?: string[]
+  /** Worked calls, served in the manifest; each one's params are checked by the route's validation at `ready()`. */
+  examples?: SvcExample[]
+  /** Defaults to the route schema's `deprecated`. */
+  deprecated?: boolean
 }
 
-const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth'])
+/** One worked call of a command: its params as a caller sends them, and what it returns. */
+export interface SvcExample {
+  title?: string
+  params: Record<string, unknown>
+  result?: unknown
+}
+
+const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth', 'scopes', 'examples', 'deprecated'])
 
 /**
  * Checks the `svc` option and copies what the manifest needs of it into a new command. A route documented
@@ -32,7 +46,9 @@ const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'h
  */
 export function readSvcOption (svc: unknown, method: string, url: string, routeSchema: Record<string, unknown> | undefined): CommandSource {
   const route = `${method} ${url}`
-  if (!isPlainObject(svc)) invalid(route, 'svc', 'an object { description, ... }', svc)
+  // `svc: true` tags a route whose schemas say everything, as `svc: {}` does.
+  if (svc === true) svc = {}
+  if (!isPlainObject(svc)) invalid(route, 'svc', 'true or an object { description, ... }', svc)
   for (const key of Object.keys(svc)) {
     if (!SVC_KEYS.has(key)) invalid(route, `svc.${key}`, `absent: svc takes ${[...SVC_KEYS].join(', ')}`, svc[key])
   }
@@ -57,10 +73,58 @@ export function readSvcOption (svc: unknown, method: string, url: string, routeS
   else if (routeSchema?.tags !== undefined) command.tags = readTags(routeSchema.tags, route, 'schema.tags')
   if (svc.hints !== undefined) command.hints = readHints(svc.hints, route)
   if (svc.auth !== undefined) {
-    if (svc.auth !== 'required') invalid(route, 'svc.auth', '"required" (or left out)', svc.auth)
-    command.auth = 'required'
+    if (svc.auth !== 'required' && svc.auth !== 'optional') invalid(route, 'svc.auth', '"required" or "optional" (or left out)', svc.auth)
+    command.auth = svc.auth
+  }
+  if (svc.scopes !== undefined) command.scopes = readScopes(svc.scopes, route, command.auth !== undefined)
+  if (svc.examples !== undefined) command.examples = readExamples(svc.examples, route)
+  const deprecated = svc.deprecated ?? routeSchema?.deprecated
+  if (deprecated !== undefined) {
+    if (typeof deprecated !== 'boolean') invalid(route, svc.deprecated === undefined ? 'schema.deprecated' : 'svc.deprecated', 'a boolean', deprecated)
+    if (deprecated) command.deprecated = true
   }
   return command
+}
+
+function readScopes (scopes: unknown, route: string, withAuth: boolean): string[] {
+  const expected = 'a non-empty array of scope strings without spaces, such as ["articles:write"]'
+  if (!Array.isArray(scopes) || scopes.length === 0) invalid(route, 'svc.scopes', expected, scopes)
+  for (const scope of scopes) {
+    // RFC 6749 §3.3 scope-token: printable ASCII but space, '"' and '\\'.
+    if (typeof scope !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) invalid(route, 'svc.scopes', expected, scopes)
+  }
+  if (!withAuth) invalid(route, 'svc.scopes', 'set together with svc.auth (\'required\' or \'optional\'): scopes are read from the credential', scopes)
+  return [...new Set(scopes as string[])]
+}
+
+function readExamples (examples: unknown, route: string): SvcExample[] {
+  if (!Array.isArray(examples)) invalid(route, 'svc.examples', 'an array of { title?, params, result? }', examples)
+  return examples.map((example: unknown, index) => {
+    const field = `svc.examples[${index}]`
+    if (!isPlainObject(example)) invalid(route, field, 'an object { title?, params, result? }', example)
+    for (const key of Object.keys(example)) {
+      if (key !== 'title' && key !== 'params' && key !== 'result') invalid(route, `${field}.${key}`, 'absent: an example has title, params and result', example[key])
+    }
+    if (example.title !== undefined && !isDescription(example.title)) invalid(route, `${field}.title`, 'a non-empty string', example.title)
+    if (!isPlainObject(example.params)) invalid(route, `${field}.params`, 'an object of param values, as a caller sends them', example.params)
+    // A copy that is plain JSON: what the manifest serves, whatever the app does to its object afterwards.
+    const copy: SvcExample = { params: jsonCopy(example.params, route, `${field}.params`) as Record<string, unknown> }
+    if (example.title !== undefined) copy.title = example.title as string
+    if (example.result !== undefined) copy.result = jsonCopy(example.result, route, `${field}.result`)
+    return copy
+  })
+}
+
+/** A deep copy through JSON, which refuses what the manifest cannot serve (a BigInt, a cycle) with the field named. */
+function jsonCopy (value: unknown, route: string, field: string): unknown {
+  let text: string | undefined
+  try {
+    text = JSON.stringify(value)
+  } catch (error) {
+    invalid(route, field, `JSON (${(error as Error).message})`, value)
+  }
+  if (text === undefined) invalid(route, field, 'JSON', value)
+  return JSON.parse(text)
 }
 
 /** A documentation string of the route schema, when it is one: an empty one is no description. */

@@ -25,7 +25,7 @@ export interface StreamRouteDependencies {
  */
 export function streamRouteOptions (deps: StreamRouteDependencies): RouteShorthandOptions {
   const onRequest = deps.authenticate === undefined ? deps.originCheck : [deps.originCheck, deps.authenticate]
-  return { ...deps.routeLog, exposeHeadRoute: false, onRequest: onRequest as RouteShorthandOptions['onRequest'] }
+  return { ...deps.routeLog, exposeHeadRoute: false, onRequest: onRequest as RouteShorthandOptions['onRequest'], schema: { hide: true } as RouteShorthandOptions['schema'] }
 }
 
 /**

@@ -15,7 +15,7 @@ export interface InvokeConfig {
 /** Adds `POST {basePath}/execute` and `POST {basePath}/pipeline`, and their links, unless `invoke` is false. */
 export function registerInvokeRoutes (fastify: FastifyInstance, config: InvokeConfig, { dispatcher, origins, links }: EndpointContext): void {
   if (config.invoke === false) return
-  const options: RouteShorthandOptions = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: envelopeErrorHandler }
+  const options: RouteShorthandOptions = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: envelopeErrorHandler, schema: { hide: true } as RouteShorthandOptions['schema'] }
   const execute = `${config.basePath}/execute`
   const pipeline = `${config.basePath}/pipeline`
   fastify.post(execute, options, executeHandler(dispatcher))

@@ -13,7 +13,7 @@ export interface ManifestConfig {
  * automatic HEAD routes off.
  */
 export function registerManifestRoutes (fastify: FastifyInstance, config: ManifestConfig, { prepared }: EndpointContext): void {
-  const options: RouteShorthandOptions = { ...config.routeLog, exposeHeadRoute: false, onSend: withoutCookies }
+  const options: RouteShorthandOptions = { ...config.routeLog, exposeHeadRoute: false, onSend: withoutCookies, schema: { hide: true } as RouteShorthandOptions['schema'] }
   const serve = manifestHandler(prepared)
   fastify.get(config.path, options, serve)
   fastify.head(config.path, options, serve)

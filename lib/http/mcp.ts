@@ -56,7 +56,7 @@ export class McpEndpoint {
     const maxBatch = config.invoke === false ? DEFAULT_MAX_STEPS : config.invoke.maxSteps
     const endpoint = new McpEndpoint(sdk, { name: config.name, version: config.version, instructions }, dispatcher, maxBatch)
     const { path } = config.mcp
-    const options = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: jsonRpcErrorHandler }
+    const options = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: jsonRpcErrorHandler, schema: { hide: true } }
     fastify.post(path, options, (request, reply) => endpoint.handle(request, reply))
     fastify.route({ method: ['GET', 'DELETE'], url: path, ...options, handler: methodNotAllowed })
     links.add(path, LINK_RELATIONS.mcp)

@@ -96,7 +96,7 @@ t.test('event and channel options without a description', async (t) => {
 })
 
 for (const [label, svc, field] of [
-  ['svc that is not an object', true, 'svc'],
+  ['svc that is not an object', 'yes', 'svc'],
   ['svc that is an array', [], 'svc'],
   ['an unknown svc key', { description: 'X', summary: 'Y' }, 'svc\\.summary'],
   ['hints that are not an object', { description: 'X', hints: 'idempotent' }, 'svc\\.hints'],
@@ -106,7 +106,7 @@ for (const [label, svc, field] of [
   ['an empty tag', { description: 'X', tags: ['catalog', ''] }, 'svc\\.tags'],
   ['a blank tag', { description: 'X', tags: [' '] }, 'svc\\.tags'],
   ['a tag that is not a string', { description: 'X', tags: [1] }, 'svc\\.tags'],
-  ['an auth value other than "required"', { description: 'X', auth: 'optional' }, 'svc\\.auth'],
+  ['an auth value other than "required" or "optional"', { description: 'X', auth: 'always' }, 'svc\\.auth'],
   ['auth: true', { description: 'X', auth: true }, 'svc\\.auth'],
   ['returns that is not a schema object', { description: 'X', returns: 'string' }, 'svc\\.returns'],
   ['params that are not a schema object', { description: 'X', params: null }, 'svc\\.params']
@@ -117,7 +117,7 @@ for (const [label, svc, field] of [
 }
 
 t.test('the bad value is quoted in the message', async (t) => {
-  await t.rejects(ready(route({ description: 'X', auth: 'optional' })), { message: /got "optional"/ })
+  await t.rejects(ready(route({ description: 'X', auth: 'always' })), { message: /got "always"/ })
   await t.rejects(ready(route({ description: 'X', hints: { idempotent: undefined } })), { message: /svc\.hints\.idempotent must be a boolean; got nothing/ })
 })
 
@@ -266,20 +266,36 @@ t.test('a value JSON cannot write is still named', async (t) => {
   await t.rejects(ready(app({ version: Symbol('2.3.0') })), { code: 'FST_SVC_INVALID_OPTION', message: /"version" must be a non-empty string; got Symbol\(2\.3\.0\)/ })
 })
 
-t.test('every name clash is reported at once, in one error', async (t) => {
+t.test('every problem of every kind is reported at once, in one error', async (t) => {
   const error = await ready(app({}, (fastify) => {
     fastify.get('/a', { svc: { name: 'same', description: 'A' } }, async () => ({}))
     fastify.post('/b', { svc: { name: 'same', description: 'B' } }, async () => ({}))
     fastify.get('/cart', { svc: { description: 'Cart' } }, async () => ({}))
     fastify.post('/cart', { svc: { description: 'Cart' } }, async () => ({}))
     fastify.get('/:only', { svc: { description: 'Nameless' } }, async () => ({}))
+    fastify.get('/hinted', { svc: { description: 'Hinted', hints: { fast: true } as never } }, async () => ({}))
+    fastify.get('/secret', { svc: { description: 'Secret', auth: 'required' } }, async () => ({}))
+  })).catch((caught: Error) => caught) as Error & { errors: Error[] }
+  t.match(error, { code: 'FST_SVC_INVALID_ROUTES', statusCode: 500 })
+  t.equal(error.message, [
+    '5 problems:',
+    '- FST_SVC_INVALID_ROUTE_OPTION: Invalid svc route option: route GET /hinted: svc.hints.fast must be absent: hints are idempotent and sideEffects; got true.',
+    '- FST_SVC_AUTH_NOT_CONFIGURED: Auth is not configured: GET /secret require auth but the plugin has no "auth" option. Add auth: { type: \'bearer\', description, verify }.',
+    '- FST_SVC_DUPLICATE_NAME: Duplicate name: routes GET /a and POST /b are both command "same". Set svc.name on one of them.',
+    '- FST_SVC_DUPLICATE_NAME: Duplicate name: routes GET /cart and POST /cart are both command "cart". Set svc.name on one of them.',
+    '- FST_SVC_NAME_NOT_DERIVABLE: Cannot derive a command name: route GET /:only gives no name. Set svc.name, for example svc: { name: \'cart.get\', ... }.'
+  ].join('\n'), 'one line per problem: its code, then its own message naming the route, the field and the fix')
+  t.same(error.errors.map((each) => (each as { code?: string }).code), [
+    'FST_SVC_INVALID_ROUTE_OPTION', 'FST_SVC_AUTH_NOT_CONFIGURED', 'FST_SVC_DUPLICATE_NAME', 'FST_SVC_DUPLICATE_NAME', 'FST_SVC_NAME_NOT_DERIVABLE'
+  ], 'each coded error, to handle one by one')
+})
+
+t.test('one problem is its own coded error', async (t) => {
+  const error = await ready(app({}, (fastify) => {
+    fastify.get('/a', { svc: { description: 'A', hints: { fast: true } as never } }, async () => ({}))
   })).catch((caught: Error) => caught)
-  t.match(error, { code: 'FST_SVC_DUPLICATE_NAME' })
-  t.equal((error as Error).message, [
-    'Duplicate name: 2 problems:',
-    '- routes GET /a and POST /b are both command "same". Set svc.name on one of them.',
-    '- routes GET /cart and POST /cart are both command "cart". Set svc.name on one of them.'
-  ].join('\n'), 'the clashes first, every one of them; the underivable name waits for the next boot')
+  t.match(error, { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /^Invalid svc route option: route GET \/a: svc\.hints\.fast/ })
+  t.notOk('errors' in error)
 })
 
 t.test('problems of one kind from several routes are reported together, each once', async (t) => {
@@ -288,7 +304,7 @@ t.test('problems of one kind from several routes are reported together, each onc
     fastify.get('/b', { svc: { description: 'B', tags: 'b' as never } }, async () => ({}))
     fastify.get('/c', { svc: { description: 'C', auth: 'maybe' as never } }, async () => ({}))
   })).catch((caught: Error) => caught)
-  t.match(error, { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /^Invalid svc route option: 3 problems:\n- route GET \/a: svc\.hints\.fast .*\n- route GET \/b: svc\.tags .*\n- route GET \/c: svc\.auth / })
+  t.match(error, { code: 'FST_SVC_INVALID_ROUTES', message: /^3 problems:\n- FST_SVC_INVALID_ROUTE_OPTION: Invalid svc route option: route GET \/a: svc\.hints\.fast .*\n- FST_SVC_INVALID_ROUTE_OPTION: .*route GET \/b: svc\.tags .*\n- FST_SVC_INVALID_ROUTE_OPTION: .*route GET \/c: svc\.auth / })
 })
 
 t.test('mapping problems of several commands are reported together', async (t) => {
@@ -296,13 +312,22 @@ t.test('mapping problems of several commands are reported together', async (t) =
     fastify.get('/a', { schema: { response: { 200: { anyOf: [{ type: 'string' }, { type: 'number' }] } } }, svc: { description: 'A' } }, async () => 1)
     fastify.get('/b', { svc: { description: 'B', returns: {} } }, async () => ({}))
   })).catch((caught: Error) => caught)
-  t.match(error, { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /2 problems:\n- GET \/a schema\.response\.200: it allows string, number\. .*\n- GET \/b svc\.returns: it declares no type/ })
+  t.match(error, { code: 'FST_SVC_INVALID_ROUTES', message: /2 problems:\n- FST_SVC_UNMAPPABLE_SCHEMA: .*GET \/a schema\.response\.200: it allows string, number\. .*\n- FST_SVC_UNMAPPABLE_SCHEMA: .*GET \/b svc\.returns: it declares no type/ })
+})
+
+t.test('unseen routes in "error" mode join the list', async (t) => {
+  const fastify = Fastify()
+  fastify.get('/early', async () => ({}))
+  await fastify.register(svcManifest, { ...requiredOptions, unseenRoutes: 'error' })
+  fastify.get('/a', { svc: { description: 'A', hints: { fast: true } as never } }, async () => ({}))
+  const error = await ready(fastify).catch((caught: Error) => caught) as Error & { errors: Error[] }
+  t.same(error.errors.map((each) => (each as { code?: string }).code), ['FST_SVC_INVALID_ROUTE_OPTION', 'FST_SVC_UNSEEN_ROUTES'])
 })
 
 t.test('svc.params check the refs of the types they refer to, since the validator compiles those too', async (t) => {
   await t.rejects(ready(app({ types: { Cart: { type: 'object', properties: { line: { $ref: 'Line' } } } } }, (fastify) => {
     fastify.post('/cart', { svc: { description: 'Cart', params: Type.Object({ cart: Type.Ref('Cart') }) } }, async () => ({}))
-  })), { code: 'FST_SVC_UNKNOWN_REF', message: /POST \/cart svc\.params → type "Cart" refers to "Line", which is not a registered type/ })
+  })), { code: 'FST_SVC_INVALID_ROUTES', errors: [{ code: 'FST_SVC_UNKNOWN_REF', message: /POST \/cart svc\.params → type "Cart" refers to "Line", which is not a registered type/ }, { code: 'FST_SVC_UNKNOWN_REF', message: /type "Cart"/ }] })
   const types = {
     Node: { type: 'object', properties: { next: { $ref: 'Link' } } },
     Link: { anyOf: [{ $ref: 'Node' }, { type: 'null' }] }
