@@ -50,6 +50,6 @@ t.test('auth.subject must be a function', async (t) => {
     message: /"auth.subject" must be a function \(credential\) => subject string; got "sub"/
   })
   t.match(await register({ auth: { type: 'bearer', description: 'Tokens', scope: 'x' } }), {
-    message: /"auth.scope" must be absent \(auth takes type, description, verify and subject\)/
+    message: /"auth.scope" must be absent \(auth takes type, description, verify, subject, scheme, scopes and authorizationServers\)/
   })
 })
