@@ -29,7 +29,7 @@ const CATALOGUE = [
  * Builds the shop without listening. `baseUrl` is the address it will be reached at (server.js passes the
  * one it listens on). `layout` is the manifest layout: '1.0' (default) or '0.5.0',
  * which adds `about` and the `cart` channel. `mcp: true` also serves every command as an MCP tool at
- * /mcp (it needs the package @modelcontextprotocol/sdk). `redis` (a redis:// URL) shares events and
+ * /mcp (it needs the package @modelcontextprotocol/server). `redis` (a redis:// URL) shares events and
  * channel states with every other instance that uses the same Redis. `ui: true` serves the human page at
  * /svc/ui: browse the manifest, run the commands, watch the events.
  */

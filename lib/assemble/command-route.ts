@@ -17,6 +17,8 @@ export interface CommandRoute {
   readonly bodyLimit?: number
   /** The object schemas the params come from, as the route validates them, path params first. */
   readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace, readonly optional?: ReadonlySet<string> }>
+  /** The route's own success response schema (`200`, `201` or `2xx`), as Fastify serializes the result with it; MCP's output schema. */
+  readonly response?: Schema
 }
 
 /** What the catalog keeps of a command to call its route. */
@@ -28,6 +30,7 @@ export function commandRouteOf (name: string, source: CommandSource): CommandRou
     extraPlace: svcParamsPlace(source.method),
     auth: source.auth === 'required',
     bodyLimit: source.bodyLimit,
-    paramSchemas: source.paramSources
+    paramSchemas: source.paramSources,
+    response: source.returns?.fromResponse === true ? source.returns.schema : undefined
   }
 }

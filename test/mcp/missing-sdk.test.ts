@@ -5,18 +5,18 @@ import { main } from '../../lib/cli/main.js'
 import svcManifest from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
 
-// From here on @modelcontextprotocol/sdk cannot be resolved, as in an app that did not install it. Nothing
+// From here on @modelcontextprotocol/server cannot be resolved, as in an app that did not install it. Nothing
 // above imports it: the plugin and the CLI load it only when MCP is asked for.
 register('../fixtures/mcp/without-sdk.mjs', import.meta.url)
 
-const install = 'Run: npm install @modelcontextprotocol/sdk'
+const install = 'Run: npm install @modelcontextprotocol/server'
 
 t.test('mcp: true without the SDK: register() rejects, naming the package and the install command', async (t) => {
   const app = Fastify()
   const error = await app.register(svcManifest, { ...requiredOptions, mcp: true }).then(() => undefined, (error: Error) => error)
   t.match(error, {
     code: 'FST_SVC_MISSING_DEPENDENCY',
-    message: /^Missing dependency: The option "mcp" needs the package "@modelcontextprotocol\/sdk", which is not installed\. Run: npm install @modelcontextprotocol\/sdk$/
+    message: /^Missing dependency: The option "mcp" needs the package "@modelcontextprotocol\/server", which is not installed\. Run: npm install @modelcontextprotocol\/server$/
   })
   t.match((error as Error).cause, { message: /Cannot find package/ }, 'the reason is kept as the cause')
 })
@@ -37,6 +37,6 @@ t.test('svc-manifest mcp without the SDK: exit 2, the install command on stderr,
   const code = await main(['mcp', 'http://127.0.0.1:9/'], { stdout: (text) => { stdout += text }, stderr: (text) => { stderr += text } })
   t.equal(code, 2)
   t.equal(stdout, '')
-  t.match(stderr, /^svc-manifest: Missing dependency: The mcp command needs the package "@modelcontextprotocol\/sdk", which is not installed\. Run: npm install @modelcontextprotocol\/sdk\n$/)
+  t.match(stderr, /^svc-manifest: Missing dependency: The mcp command needs the package "@modelcontextprotocol\/server", which is not installed\. Run: npm install @modelcontextprotocol\/server\n$/)
   t.ok(stderr.includes(install))
 })

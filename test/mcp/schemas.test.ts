@@ -1,4 +1,4 @@
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Tool } from '@modelcontextprotocol/client'
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
@@ -161,17 +161,48 @@ t.test('what the plugin cannot see stays the route\'s to check; data keywords ar
   t.same(Object.keys(properties.odd.properties), ['__proto__', '$id', '$ref'], 'property names that look like keywords are names')
 })
 
-t.test('hints are the tool\'s annotations: a command without side effects is read-only', async (t) => {
+t.test('annotations, all four on every tool: from the hints when declared, else from the method', async (t) => {
   const { tools } = await toolsOf(t, (app) => {
     app.get('/both', { svc: { description: 'Both hints', hints: { sideEffects: false, idempotent: true } } }, ok)
     app.post('/writes', { svc: { description: 'Side effects only', hints: { sideEffects: true } } }, ok)
     app.put('/again', { svc: { description: 'Idempotent only', hints: { idempotent: false } } }, ok)
-    app.get('/none', { svc: { description: 'No hints' } }, ok)
+    app.delete('/gone', { svc: { description: 'A delete that says it is read-only', hints: { sideEffects: false } } }, ok)
+    for (const method of ['get', 'head', 'put', 'delete', 'post', 'patch'] as const) app[method](`/${method}`, { svc: { name: `no.${method}`, description: 'No hints' } }, ok)
   })
-  t.same(tools.get('both')?.annotations, { readOnlyHint: true, idempotentHint: true })
-  t.same(tools.get('writes')?.annotations, { readOnlyHint: false })
-  t.same(tools.get('again')?.annotations, { idempotentHint: false })
-  t.equal(tools.get('none')?.annotations, undefined)
+  const hints = (readOnlyHint: boolean, destructiveHint: boolean, idempotentHint: boolean) => ({ readOnlyHint, destructiveHint, idempotentHint, openWorldHint: false })
+  t.same(tools.get('both')?.annotations, hints(true, false, true))
+  t.same(tools.get('writes')?.annotations, hints(false, false, false), 'a POST is not destructive')
+  t.same(tools.get('again')?.annotations, hints(false, false, false), 'declared hints win over the method')
+  t.same(tools.get('gone')?.annotations, hints(true, false, true), 'read-only is never destructive')
+  t.same(tools.get('no_get')?.annotations, hints(true, false, true))
+  t.same(tools.get('no_head')?.annotations, hints(true, false, true))
+  t.same(tools.get('no_put')?.annotations, hints(false, false, true))
+  t.same(tools.get('no_delete')?.annotations, hints(false, true, true))
+  t.same(tools.get('no_post')?.annotations, hints(false, false, false))
+  t.same(tools.get('no_patch')?.annotations, hints(false, false, false))
+  t.equal(tools.get('no_patch')?.title, 'No patch', 'a title from the name')
+})
+
+t.test('outputSchema: the route\'s response schema when it is an object, and structuredContent conforms', async (t) => {
+  const { tools, client } = await toolsOf(t, (app) => {
+    app.get('/item', { svc: { description: 'An item' }, schema: { response: { 200: Type.Ref('Product') } } }, async () => ({ sku: 'a', price: 2, secret: 'dropped by the serializer' }))
+    app.get('/count', { svc: { description: 'A count' }, schema: { response: { 200: { type: 'object', properties: { n: { type: 'integer' } } } } } }, async () => ({ n: 3 }))
+    app.get('/basket', { svc: { description: 'Products' }, schema: { response: { 200: Type.Object({ items: Type.Array(Type.Ref('Product')) }) } } }, async () => ({ items: [{ sku: 'b', price: 1 }] }))
+    app.get('/list', { svc: { description: 'A list' }, schema: { response: { 200: { type: 'array', items: { type: 'string' } } } } }, async () => ['a'])
+    app.get('/none', { svc: { description: 'No response schema' } }, async () => ({ any: 1 }))
+  })
+  t.same(tools.get('count')?.outputSchema, { $schema: DRAFT_07, type: 'object', properties: { n: { type: 'integer' } } })
+  const item = tools.get('item')?.outputSchema as Record<string, unknown>
+  t.match(item, { $schema: DRAFT_07, type: 'object', required: ['sku', 'price'], properties: { sku: { type: 'string' }, price: { type: 'number', minimum: 0 } } }, 'a response that is a reference is that definition')
+  const basket = tools.get('basket')?.outputSchema as { properties: { items: { items: { $ref: string } } }, $defs: Record<string, unknown> }
+  t.match(basket.$defs[basket.properties.items.items.$ref.replace('#/$defs/', '')], { type: 'object', properties: { sku: { type: 'string' } } }, 'references inside go under $defs')
+  t.same((await client.callTool({ name: 'basket', arguments: {} })).structuredContent, { items: [{ sku: 'b', price: 1 }] })
+  t.equal(tools.get('list')?.outputSchema, undefined, 'MCP takes object output schemas only')
+  t.equal(tools.get('none')?.outputSchema, undefined)
+  const result = await client.callTool({ name: 'item', arguments: {} })
+  t.same(result.structuredContent, { sku: 'a', price: 2 }, 'the client validated it against the output schema')
+  const validate = compileInputSchema({ name: 'item', inputSchema: item } as unknown as Tool)
+  t.ok(validate(result.structuredContent), 'it conforms')
 })
 
 t.test('results: JSON text, text, nothing, images and audio as MCP content, other bytes as base64', async (t) => {

@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import { Client, type Tool } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
@@ -56,7 +55,9 @@ t.test('spawned as a user runs it, against the running shop: tools from its mani
       param, { type, ...(description !== undefined && { description }), ...(fallback !== undefined && { default: fallback }) }
     ])), `${name}: a property per param, typed as the manifest says`)
     t.same(tool.inputSchema.required, Object.keys(params).filter((param) => params[param].required).sort().length > 0 ? Object.keys(params).filter((param) => params[param].required) : undefined, `${name}: required`)
-    t.same(tool.annotations, command.hints === undefined ? undefined : { readOnlyHint: !command.hints.sideEffects, idempotentHint: command.hints.idempotent })
+    // The bridge knows no method: a command that may have side effects is taken as destructive.
+    const readOnlyHint = command.hints?.sideEffects === false
+    t.same(tool.annotations, { readOnlyHint, destructiveHint: !readOnlyHint, idempotentHint: command.hints?.idempotent ?? false, openWorldHint: false })
     compileInputSchema(tool)
   }
   t.same(textJson(await client.callTool({ name: 'search', arguments: { q: 'green' } })), [{ sku: 'tea-green', name: 'Green tea', price: 4.5 }])

@@ -62,7 +62,7 @@ t.test('importing the plugin loads no TypeBox: only the client and the schema en
   const plugin = await loaded('fastify-svc-manifest')
   t.ok(plugin.packages.includes('fastify-plugin'), 'the hook sees the packages the plugin imports')
   t.notOk(plugin.packages.includes('@sinclair/typebox'), 'the main entry does not load TypeBox')
-  t.notOk(plugin.packages.includes('@modelcontextprotocol/sdk'), 'nor the MCP SDK, an optional peer loaded only with the mcp option')
+  t.notOk(plugin.packages.includes('@modelcontextprotocol/server'), 'nor the MCP SDK, an optional peer loaded only with the mcp option')
   t.notOk(plugin.packages.includes('mqemitter-redis'), 'nor mqemitter-redis, an optional peer loaded only with realtime.redis')
   t.ok((await loaded('fastify-svc-manifest/client')).packages.includes('@sinclair/typebox'), 'the client validates with it')
   t.ok((await loaded('fastify-svc-manifest/schema')).packages.includes('@sinclair/typebox'))
