@@ -5,12 +5,13 @@ import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECL
 import { canonicalJson, orderedJson, sha256Hex } from '../manifest/canonical.js'
 import { setOwn } from '../util/own-key.js'
 import { isDottedName } from '../manifest/names.js'
-import type { Manifest, ManifestCommand, ManifestEvent, ManifestParam, ManifestType, ManifestTypeRef } from '../manifest/types.js'
+import type { Manifest, ManifestCommand, ManifestEvent, ManifestField, ManifestParam, ManifestType } from '../manifest/types.js'
 import type { Config } from '../options.js'
 import { deriveName } from './derive-name.js'
 import { assertJsonValues } from './checksum-values.js'
 import { together, withHint } from '../problems.js'
-import { fieldsOf, ownTypeNameOf, paramOf, typeRefOf } from './type-map.js'
+import { describeType, fieldsOf, paramOf, typeRefOf, type SchemaLookup } from './type-map.js'
+import { SharedTypes } from './shared-types.js'
 import { propertiesOf, type Schema } from '../schema/schema.js'
 
 export interface BuiltManifest {
@@ -26,13 +27,19 @@ export interface BuiltManifest {
  * produce the same bytes (but `updatedAt`). In every map (see setOwn), a name such as
  * `__proto__` is a key like any other. The problems of one kind are reported together.
  */
-export function buildManifest (config: Config, registry: Declarations, sources: CommandSource[], now = new Date()): BuiltManifest {
+export function buildManifest (
+  config: Config, declarations: Declarations, sources: CommandSource[], now = new Date(),
+  /** The app's shared schemas (`fastify.getSchemas()`): a `$ref` to one becomes a type (see SharedTypes). */
+  sharedSchemas: Readonly<Record<string, unknown>> = {}
+): BuiltManifest {
+  const shared = new SharedTypes(sharedSchemas)
+  const registry = lookupOf(declarations, shared)
   const problems: Error[] = []
   const named = namedSources(sources, config, problems)
   if (problems.length > 0) throw together(problems)
   const commands = sortedMap(named, (source) => buildCommand(source, registry), problems)
-  const events = buildEvents(registry, problems)
-  const types = buildTypes(registry, problems)
+  const events = buildEvents(declarations, registry, problems)
+  const types = buildTypes(declarations, registry, shared, problems)
   if (problems.length > 0) throw together(problems)
   const manifest: Manifest = {
     svc: config.layout,
@@ -44,7 +51,7 @@ export function buildManifest (config: Config, registry: Declarations, sources: 
     ...(config.auth !== undefined && { auth: { type: config.auth.type, description: config.auth.description } }),
     commands,
     events,
-    ...(config.layout === '0.5.0' && { channels: sortedMap(registry.channels, (channel) => ({ description: channel.description }), problems) }),
+    ...(config.layout === '0.5.0' && { channels: sortedMap(declarations.channels, (channel) => ({ description: channel.description }), problems) }),
     types,
     checksum: sha256Hex(canonicalCommands(commands)),
     updatedAt: now.toISOString()
@@ -92,7 +99,7 @@ function commandName (source: CommandSource, config: Config): string {
   throw new FST_SVC_NAME_NOT_DERIVABLE(`route ${source.route} gives ${derived === '' ? 'no name' : `"${derived}", not a valid name`}. Set svc.name, for example svc: { name: 'cart.get', ... }.`)
 }
 
-function buildCommand (source: CommandSource, registry: Declarations): ManifestCommand {
+function buildCommand (source: CommandSource, registry: SchemaLookup): ManifestCommand {
   const command: ManifestCommand = { description: source.description }
   const params = buildParams(source, registry)
   if (params !== undefined) command.params = params
@@ -100,6 +107,9 @@ function buildCommand (source: CommandSource, registry: Declarations): ManifestC
   if (source.tags !== undefined) command.tags = source.tags
   if (source.hints !== undefined) command.hints = source.hints
   if (source.auth !== undefined) command.auth = source.auth
+  if (source.scopes !== undefined && source.scopes.length > 0) command.requiredScopes = source.scopes
+  if (source.examples !== undefined && source.examples.length > 0) command.examples = source.examples
+  if (source.deprecated === true) command.deprecated = true
   return command
 }
 
@@ -108,7 +118,7 @@ function buildCommand (source: CommandSource, registry: Declarations): ManifestC
  * (an OpenAPI-style `{ description: 'OK' }`): the error then points at `svc.returns`, which describes the
  * return type without touching the route.
  */
-function returnsOf (returns: NonNullable<CommandSource['returns']>, registry: Declarations): ManifestTypeRef {
+function returnsOf (returns: NonNullable<CommandSource['returns']>, registry: SchemaLookup): ManifestField {
   try {
     return typeRefOf(returns.schema, registry, returns.where)
   } catch (error) {
@@ -122,7 +132,7 @@ function returnsOf (returns: NonNullable<CommandSource['returns']>, registry: De
  * each in its schema's declaration order. A name in two sources is refused: a caller could not tell where
  * it goes.
  */
-function buildParams (source: CommandSource, registry: Declarations): Record<string, ManifestParam> | undefined {
+function buildParams (source: CommandSource, registry: SchemaLookup): Record<string, ManifestParam> | undefined {
   const sources = source.paramSources
   if (sources.length === 0) return undefined
   const params: Record<string, ManifestParam> = {}
@@ -143,22 +153,45 @@ function buildParams (source: CommandSource, registry: Declarations): Record<str
   return params
 }
 
-function buildEvents (registry: Declarations, problems: Error[]): Record<string, ManifestEvent> {
-  return sortedMap(registry.events, (event, name) => {
+function buildEvents (declarations: Declarations, registry: SchemaLookup, problems: Error[]): Record<string, ManifestEvent> {
+  return sortedMap(declarations.events, (event, name) => {
     const built: ManifestEvent = { description: event.description }
     if (event.data !== undefined) built.data = fieldsOf(event.data, registry, `event "${name}" data`)
     return built
   }, problems)
 }
 
-function buildTypes (registry: Declarations, problems: Error[]): Record<string, ManifestType> {
-  return sortedMap(registry.types, (schema, name) => {
-    const where = `type "${name}"`
-    const built: ManifestType = { type: ownTypeNameOf(schema, registry, where) }
-    if (typeof schema.description === 'string') built.description = schema.description
-    if (built.type === 'object' && propertiesOf(schema) !== undefined) built.properties = fieldsOf(schema, registry, where)
-    return built
-  }, problems)
+/**
+ * The registered types, and the shared schemas a `$ref` made types of. Describing a shared type may refer to
+ * another, described in turn; each once.
+ */
+function buildTypes (declarations: Declarations, registry: SchemaLookup, shared: SharedTypes, problems: Error[]): Record<string, ManifestType> {
+  const all = new Map<string, Schema>(declarations.types)
+  const where = (name: string): string => declarations.types.has(name) ? `type "${name}"` : `shared schema "${name}" (app.addSchema)`
+  const built = new Map<string, ManifestType>()
+  for (const [name, schema] of all) tryBuild(built, name, () => describeType(schema, registry, where(name)), problems)
+  // Grows while it is read: a shared type may refer to another. A registered name is never looked up here.
+  for (const [name, schema] of shared.found) tryBuild(built, name, () => describeType(schema, registry, where(name)), problems)
+  return sortedMap(built, (type) => type, problems)
+}
+
+function tryBuild (built: Map<string, ManifestType>, name: string, build: () => ManifestType, problems: Error[]): void {
+  try {
+    built.set(name, build())
+  } catch (error) {
+    problems.push(error as Error)
+  }
+}
+
+/** The declarations, with the shared schemas a `$ref` may also name. */
+function lookupOf (declarations: Declarations, shared: SharedTypes): SchemaLookup {
+  return {
+    has: (name) => declarations.has(name),
+    nameOfId: (id) => declarations.nameOfId(id),
+    nameOfSchema: (schema) => declarations.nameOfSchema(schema),
+    refsOf: (name) => declarations.refsOf(name),
+    shared
+  }
 }
 
 /** A map of the entries in name order; an entry that cannot be built is a problem. */

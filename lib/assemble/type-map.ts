@@ -1,6 +1,7 @@
 import { describeValue } from '../util/describe.js'
 import { FST_SVC_UNKNOWN_REF, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
-import type { ManifestParam, ManifestTypeRef } from '../manifest/types.js'
+import type { ManifestField, ManifestParam, ManifestProperty } from '../manifest/types.js'
+import type { SharedTypes } from './shared-types.js'
 import { isPlainObject } from '../util/objects.js'
 import { MANIFEST_PRIMITIVES, MAX_DEPTH } from '../schema/keywords.js'
 import { propertiesOf, refName, type Schema, type TypeNames } from '../schema/schema.js'
@@ -11,7 +12,7 @@ import { jsonCopy } from '../schema/json-values.js'
  * The manifest type name of a schema: a primitive, or the name of a registered type.
  * `where` names the command and field for error messages.
  */
-export function typeNameOf (schema: unknown, types: TypeNames, where: string): string {
+export function typeNameOf (schema: unknown, types: SchemaLookup, where: string): string {
   const node = schemaNode(schema, where)
   // The usual schema, `{ type: 'string' }`, needs none of the set logic below.
   if (typeof node.type === 'string' && node.$ref === undefined && node.$id === undefined) {
@@ -28,7 +29,7 @@ export function typeNameOf (schema: unknown, types: TypeNames, where: string): s
  * Like `typeNameOf`, for a registered type's own definition: neither its `$id` nor its identity names it
  * (a copy without `$id` is neither the registered object nor carries its id).
  */
-export function ownTypeNameOf (schema: Schema, types: TypeNames, where: string): string {
+export function ownTypeNameOf (schema: Schema, types: SchemaLookup, where: string): string {
   const { $id, ...rest } = schema
   return typeNameOf(rest, types, where)
 }
@@ -45,12 +46,16 @@ function schemaNode (schema: unknown, where: string): Schema {
   throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where} ${what}. Give it a schema with one type, for example { type: 'string' }.`)
 }
 
-function rawCandidates (schema: unknown, types: TypeNames, where: string, depth: number): Set<string> {
+function rawCandidates (schema: unknown, types: SchemaLookup, where: string, depth: number): Set<string> {
   if (depth > MAX_DEPTH) {
     throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: anyOf, oneOf and allOf nest more than ${MAX_DEPTH} levels deep, or the schema contains itself. Describe the type with svc.returns or a registered type.`)
   }
   const node = schemaNode(schema, where)
-  const named = registeredName(node, types, where)
+  if (typeof node.$ref === 'string') {
+    const target = resolveRef(node.$ref, types, where)
+    return typeof target === 'string' ? new Set([target]) : rawCandidates(target, types, where, depth + 1)
+  }
+  const named = registeredName(node, types)
   if (named !== undefined) return new Set([named])
   if (typeof node.type === 'string') return new Set([primitive(node.type, where)])
   if (Array.isArray(node.type)) return new Set(node.type.map((type) => primitive(type, where)))
@@ -62,12 +67,17 @@ function rawCandidates (schema: unknown, types: TypeNames, where: string, depth:
   return new Set()
 }
 
-function registeredName (schema: Schema, types: TypeNames, where: string): string | undefined {
-  if (typeof schema.$ref === 'string') {
-    const name = refName(schema.$ref, types)
-    if (name !== undefined) return name
-    throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${schema.$ref}", which is not a registered type. Register it with the "types" option or app.svc.type().`)
-  }
+/**
+ * What a `$ref` names: a registered type, or a schema the app shared with `app.addSchema()`, which is a
+ * type under its `$id` when that is a valid type name and otherwise the schema itself, to describe inline.
+ */
+function resolveRef (ref: string, types: SchemaLookup, where: string): string | Schema {
+  const name = refName(ref, types) ?? types.shared?.resolve(ref)
+  if (name !== undefined) return name
+  throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${ref}", which is neither a registered type nor a schema shared with app.addSchema(). Register it with the "types" option or app.svc.type(), or share it with app.addSchema({ $id: '${ref}', ... }) before ready().`)
+}
+
+function registeredName (schema: Schema, types: TypeNames): string | undefined {
   if (typeof schema.$id === 'string') {
     const name = types.nameOfId(schema.$id)
     if (name !== undefined) return name
@@ -90,7 +100,7 @@ function jsonTypeOf (value: unknown, where: string, keyword: string): string {
   throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: its ${keyword} holds ${describeValue(value)}, which is not a JSON value. Use JSON values only (strings, numbers, booleans, null, arrays, objects).`)
 }
 
-function union (branches: unknown[], types: TypeNames, where: string, depth: number): Set<string> {
+function union (branches: unknown[], types: SchemaLookup, where: string, depth: number): Set<string> {
   const found = new Set<string>()
   for (const branch of branches) {
     // `false` admits nothing, so it adds no type; `true` admits anything, which rawCandidates refuses.
@@ -101,7 +111,7 @@ function union (branches: unknown[], types: TypeNames, where: string, depth: num
 }
 
 /** `allOf` admits only what every branch admits; branches without a type (boolean ones too) constrain nothing. */
-function intersection (branches: unknown[], types: TypeNames, where: string, depth: number): Set<string> {
+function intersection (branches: unknown[], types: SchemaLookup, where: string, depth: number): Set<string> {
   let found: Set<string> | undefined
   for (const branch of branches) {
     if (typeof branch === 'boolean') continue
@@ -112,38 +122,132 @@ function intersection (branches: unknown[], types: TypeNames, where: string, dep
   return found ?? new Set()
 }
 
-/** `{ type, description? }` for a return type, an event field or a type property. */
-export function typeRefOf (schema: unknown, types: TypeNames, where: string): ManifestTypeRef {
-  const ref: ManifestTypeRef = { type: typeNameOf(schema, types, where) }
-  const { description } = schema as Schema
-  if (typeof description === 'string') ref.description = description
-  return ref
+/** The registered types, and the schemas the app shared with `app.addSchema()` (see SharedTypes). */
+export interface SchemaLookup extends TypeNames {
+  shared?: SharedTypes
 }
 
 /**
- * `{ field: { type, description? } }` for every property of an object schema, in the schema's declaration
- * order. A property named `__proto__` is a field like any other (see setOwn).
+ * The descriptor of a field: `returns`, an `items`, a type's definition; with `required` when given (a
+ * property of an object). A registered or shared type stays `{ type: 'Name' }` with the field's own
+ * `default` and `description`; any other schema says, after its type, what it declares (see DESCRIBED),
+ * then its `items` and its `properties`, described the same way however deep, up to MAX_DEPTH.
  */
-export function fieldsOf (schema: Schema, types: TypeNames, where: string): Record<string, ManifestTypeRef> {
-  const properties = propertiesOf(schema) ?? {}
-  const fields: Record<string, ManifestTypeRef> = {}
-  for (const name of Object.keys(properties)) setOwn(fields, name, typeRefOf(properties[name], types, `${where}.${name}`))
-  return fields
+export function describeField (schema: unknown, types: SchemaLookup, where: string, required?: boolean, depth = 0): ManifestField {
+  if (depth > MAX_DEPTH) {
+    throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: items and properties nest more than ${MAX_DEPTH} levels deep, or the schema contains itself. Register the repeating part as a type (the "types" option, or app.addSchema({ $id })) and refer to it with $ref.`)
+  }
+  const type = typeNameOf(schema, types, where)
+  const node = schema as Schema
+  const field: ManifestField = { type }
+  if (required !== undefined) (field as ManifestProperty).required = required
+  if (node.default !== undefined) field.default = jsonCopy(node.default, `${where} default`)
+  if (!MANIFEST_PRIMITIVES.has(type)) {
+    if (typeof node.description === 'string') field.description = node.description
+    return field
+  }
+  const body = bodyOf(node, types)
+  if (field.default === undefined && body.default !== undefined) field.default = jsonCopy(body.default, `${where} default`)
+  const description = node.description ?? body.description
+  if (typeof description === 'string') field.description = description
+  const allowed = allowedValues(node) ?? allowedValues(body)
+  if (allowed !== undefined) field.enum = jsonCopy(allowed, `${where} enum`) as unknown[]
+  const target = field as unknown as Record<string, unknown>
+  for (const [keyword, kind] of DESCRIBED) {
+    const value = node[keyword] ?? body[keyword]
+    if (kind === 'string' ? typeof value === 'string' : kind === 'number' ? Number.isFinite(value) : Number.isSafeInteger(value) && (value as number) >= 0) {
+      target[keyword] = value
+    }
+  }
+  if (type === 'array' && isPlainObject(body.items)) field.items = describeField(body.items, types, `${where}[]`, undefined, depth + 1)
+  if (type === 'object' && propertiesOf(body) !== undefined) field.properties = propertiesOfSchema(body, types, where, depth + 1)
+  return field
+}
+
+/** The keywords a descriptor carries after `enum`, in its key order, with the kind of value each takes. */
+const DESCRIBED: ReadonlyArray<[string, 'string' | 'number' | 'count']> = [
+  ['format', 'string'], ['pattern', 'string'],
+  ['minimum', 'number'], ['maximum', 'number'], ['exclusiveMinimum', 'number'], ['exclusiveMaximum', 'number'],
+  ['minLength', 'count'], ['maxLength', 'count'], ['minItems', 'count'], ['maxItems', 'count']
+]
+
+/**
+ * The schema that declares a field's keywords: the field's own, or, for a nullable union
+ * (`anyOf: [{ type: 'string', minLength: 1 }, { type: 'null' }]`), its one other branch; for a `$ref` to a
+ * shared schema described inline, that schema.
+ */
+function bodyOf (node: Schema, types: SchemaLookup): Schema {
+  if (typeof node.$ref === 'string') {
+    const target = refName(node.$ref, types) ?? types.shared?.resolve(node.$ref)
+    return isPlainObject(target) ? bodyOf(target, types) : node
+  }
+  const branches = node.anyOf ?? node.oneOf
+  if (node.type !== undefined || !Array.isArray(branches)) return node
+  const others = branches.filter((branch) => !isNullSchema(branch))
+  return others.length === 1 && isPlainObject(others[0]) ? bodyOf(others[0], types) : node
+}
+
+function isNullSchema (schema: unknown): boolean {
+  return isPlainObject(schema) && (schema.type === 'null' || ('const' in schema && schema.const === null))
+}
+
+/** The values a schema allows, when it lists them: `enum`, a lone `const`, or a union of `const`s (and null). */
+function allowedValues (node: Schema): unknown[] | undefined {
+  if (Array.isArray(node.enum) && node.enum.length > 0) return node.enum
+  if ('const' in node) return [node.const]
+  const branches = node.anyOf ?? node.oneOf
+  if (!Array.isArray(branches) || branches.length === 0) return undefined
+  const values: unknown[] = []
+  for (const branch of branches) {
+    if (!isPlainObject(branch)) return undefined
+    if ('const' in branch) values.push(branch.const)
+    else if (Array.isArray(branch.enum)) values.push(...(branch.enum as unknown[]))
+    else if (branch.type === 'null') values.push(null)
+    else return undefined
+  }
+  return values
 }
 
 /**
- * The param `name` of an object schema; `where` names that schema. `required` means the caller must send
- * it: listed in `required` and without a `default` (Fastify's Ajv fills defaults in before it checks
- * `required`), or `alwaysRequired` (a path param, which the URL carries).
+ * The property descriptors of an object schema, in declaration order. `required` means the caller must
+ * send it: listed in `required` and without a `default` (Fastify's Ajv fills defaults in before it checks
+ * `required`). A property named `__proto__` is a property like any other (see setOwn).
  */
-export function paramOf (schema: Schema, name: string, types: TypeNames, where: string, alwaysRequired: boolean): ManifestParam {
-  const property = (propertiesOf(schema) as Record<string, unknown>)[name]
-  const field = `${where}.${name}`
-  const type = typeNameOf(property, types, field)
-  const { default: defaultValue, description } = property as Schema
+function propertiesOfSchema (schema: Schema, types: SchemaLookup, where: string, depth: number): Record<string, ManifestProperty> {
+  const properties = propertiesOf(schema) as Record<string, unknown>
+  const out: Record<string, ManifestProperty> = {}
+  for (const name of Object.keys(properties)) {
+    setOwn(out, name, describeField(properties[name], types, `${where}.${name}`, isRequired(schema, name, properties[name]), depth) as ManifestProperty)
+  }
+  return out
+}
+
+function isRequired (schema: Schema, name: string, property: unknown): boolean {
   const listed = Array.isArray(schema.required) && schema.required.includes(name)
-  const param: ManifestParam = { type, required: alwaysRequired || (listed && defaultValue === undefined) }
-  if (defaultValue !== undefined) param.default = jsonCopy(defaultValue, `${field} default`)
-  if (typeof description === 'string') param.description = description
-  return param
+  return listed && (property as Schema).default === undefined
+}
+
+/** The descriptor of a return type, an `items` or a type's definition: no `required`. */
+export function typeRefOf (schema: unknown, types: SchemaLookup, where: string): ManifestField {
+  return describeField(schema, types, where)
+}
+
+/** A type's definition: a copy without its `$id`, so that neither its id nor its identity names it. */
+export function describeType (schema: Schema, types: SchemaLookup, where: string): ManifestField {
+  const { $id, ...rest } = schema
+  return describeField(rest, types, where)
+}
+
+/** `{ field: descriptor }` for every property of an object schema (an event's data), with `required`. */
+export function fieldsOf (schema: Schema, types: SchemaLookup, where: string): Record<string, ManifestProperty> {
+  return propertiesOfSchema(schema, types, where, 1)
+}
+
+/**
+ * The param `name` of an object schema; `where` names that schema. `required` as for any property, or
+ * `alwaysRequired` (a path param, which the URL carries).
+ */
+export function paramOf (schema: Schema, name: string, types: SchemaLookup, where: string, alwaysRequired: boolean): ManifestParam {
+  const property = (propertiesOf(schema) as Record<string, unknown>)[name]
+  return describeField(property, types, `${where}.${name}`, alwaysRequired || isRequired(schema, name, property), 1) as ManifestParam
 }

@@ -1,5 +1,5 @@
 import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
-import type { Manifest } from './types.js'
+import type { Manifest, ManifestField } from './types.js'
 
 /**
  * What a JSON Schema cannot say about a manifest: every `type` field names a JSON type or a type the
@@ -8,22 +8,22 @@ import type { Manifest } from './types.js'
  */
 export function typeReferenceErrors (manifest: Manifest): string[] {
   const errors: string[] = []
-  const check = (type: string, path: string[]): void => {
-    if (!JSON_SCHEMA_TYPES.has(type) && !Object.hasOwn(manifest.types, type)) {
-      errors.push(`${pointer([...path, 'type'])}: "${type}" is neither a JSON type nor a type defined in /types`)
+  // A descriptor's own type, then those of its items and properties, however deep.
+  const check = (field: ManifestField, path: string[]): void => {
+    if (!JSON_SCHEMA_TYPES.has(field.type) && !Object.hasOwn(manifest.types, field.type)) {
+      errors.push(`${pointer([...path, 'type'])}: "${field.type}" is neither a JSON type nor a type defined in /types`)
     }
+    if (field.items !== undefined) check(field.items, [...path, 'items'])
+    for (const [property, nested] of Object.entries(field.properties ?? {})) check(nested, [...path, 'properties', property])
   }
   for (const [name, command] of Object.entries(manifest.commands)) {
-    for (const [param, { type }] of Object.entries(command.params ?? {})) check(type, ['commands', name, 'params', param])
-    if (command.returns !== undefined) check(command.returns.type, ['commands', name, 'returns'])
+    for (const [param, field] of Object.entries(command.params ?? {})) check(field, ['commands', name, 'params', param])
+    if (command.returns !== undefined) check(command.returns, ['commands', name, 'returns'])
   }
   for (const [name, event] of Object.entries(manifest.events)) {
-    for (const [field, { type }] of Object.entries(event.data ?? {})) check(type, ['events', name, 'data', field])
+    for (const [field, descriptor] of Object.entries(event.data ?? {})) check(descriptor, ['events', name, 'data', field])
   }
-  for (const [name, definition] of Object.entries(manifest.types)) {
-    check(definition.type, ['types', name])
-    for (const [property, { type }] of Object.entries(definition.properties ?? {})) check(type, ['types', name, 'properties', property])
-  }
+  for (const [name, definition] of Object.entries(manifest.types)) check(definition, ['types', name])
   return errors
 }
 

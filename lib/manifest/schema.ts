@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { DOTTED_NAME_PATTERN, TYPE_REFERENCE_PATTERN } from './names.js'
 
 /**
@@ -13,6 +13,8 @@ const ISO_UTC_MILLIS = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$'
 const HTTP_URL = '^https?://\\S+$'
 
 const Text = Type.String({ minLength: 1 })
+/** A length or a count: `minLength`, `maxItems`, … */
+const Count = Type.Integer({ minimum: 0 })
 /** A `type` field: a JSON type or the name of a type of the manifest (`typeReferenceErrors` checks that it is one). */
 const TypeName = Type.String({ pattern: TYPE_REFERENCE_PATTERN })
 
@@ -26,17 +28,51 @@ function FieldMap<T extends TSchema> (value: T) {
   return Type.Record(Type.String(), value)
 }
 
-/** `{ type, description? }`: a return type, an event data field or a type property. */
-export const ManifestTypeRefSchema = Type.Object({
-  type: TypeName,
-  description: Type.Optional(Type.String())
-}, { additionalProperties: false })
-
-export const ManifestParamSchema = Type.Object({
-  type: TypeName,
-  required: Type.Boolean(),
+/**
+ * What a field's schema declares, in this key order after `type` (and `required`, on properties): what a
+ * caller needs to build a valid value from the manifest alone. `items` and `properties` nest descriptors.
+ */
+const descriptorKeywords = {
   default: Type.Optional(Type.Unknown()),
-  description: Type.Optional(Type.String())
+  description: Type.Optional(Type.String()),
+  enum: Type.Optional(Type.Array(Type.Unknown(), { minItems: 1 })),
+  format: Type.Optional(Type.String()),
+  pattern: Type.Optional(Type.String()),
+  minimum: Type.Optional(Type.Number()),
+  maximum: Type.Optional(Type.Number()),
+  exclusiveMinimum: Type.Optional(Type.Number()),
+  exclusiveMaximum: Type.Optional(Type.Number()),
+  minLength: Type.Optional(Count),
+  maxLength: Type.Optional(Count),
+  minItems: Type.Optional(Count),
+  maxItems: Type.Optional(Count),
+  items: Type.Optional(Type.Ref('ManifestField')),
+  properties: Type.Optional(FieldMap(Type.Ref('ManifestProperty')))
+}
+
+/**
+ * The two descriptors, each nesting the other: a field (a command's `returns`, an `items`, a type's
+ * definition) and a property of an object (a param, an event data field, a property of an inline object or
+ * of a type), which also says whether it is `required`.
+ */
+const DESCRIPTOR_NAMES: ReadonlySet<string> = new Set(['ManifestField', 'ManifestProperty'])
+const Descriptors = Type.Module({
+  ManifestField: Type.Object({ type: TypeName, ...descriptorKeywords }, { additionalProperties: false }),
+  ManifestProperty: Type.Object({ type: TypeName, required: Type.Boolean(), ...descriptorKeywords }, { additionalProperties: false })
+})
+
+/** A field descriptor without `required`: `returns`, an `items`, a type's definition. */
+export const ManifestFieldSchema = Descriptors.Import('ManifestField')
+/** A property descriptor: a param, an event data field, a property of an object; `required` always there. */
+export const ManifestPropertySchema = Descriptors.Import('ManifestProperty')
+/** The names the descriptors had before they nested: a return type and a param. */
+export const ManifestTypeRefSchema = ManifestFieldSchema
+export const ManifestParamSchema = ManifestPropertySchema
+
+export const ManifestExampleSchema = Type.Object({
+  title: Type.Optional(Text),
+  params: FieldMap(Type.Unknown()),
+  result: Type.Optional(Type.Unknown())
 }, { additionalProperties: false })
 
 export const ManifestHintsSchema = Type.Object({
@@ -47,26 +83,26 @@ export const ManifestHintsSchema = Type.Object({
 export const ManifestCommandSchema = Type.Object({
   description: Text,
   params: Type.Optional(FieldMap(ManifestParamSchema)),
-  returns: Type.Optional(ManifestTypeRefSchema),
+  returns: Type.Optional(ManifestFieldSchema),
   tags: Type.Optional(Type.Array(Text)),
   hints: Type.Optional(ManifestHintsSchema),
-  auth: Type.Optional(Type.Literal('required'))
+  auth: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')])),
+  requiredScopes: Type.Optional(Type.Array(Type.String({ pattern: '^\\S+$' }))),
+  examples: Type.Optional(Type.Array(ManifestExampleSchema)),
+  deprecated: Type.Optional(Type.Literal(true))
 }, { additionalProperties: false })
 
 export const ManifestEventSchema = Type.Object({
   description: Text,
-  data: Type.Optional(FieldMap(ManifestTypeRefSchema))
+  data: Type.Optional(FieldMap(ManifestPropertySchema))
 }, { additionalProperties: false })
 
 export const ManifestChannelSchema = Type.Object({
   description: Text
 }, { additionalProperties: false })
 
-export const ManifestTypeSchema = Type.Object({
-  type: TypeName,
-  description: Type.Optional(Type.String()),
-  properties: Type.Optional(FieldMap(ManifestTypeRefSchema))
-}, { additionalProperties: false })
+/** A type's definition: a field descriptor (`properties` for an object type, `items` for an array type). */
+export const ManifestTypeSchema = ManifestFieldSchema
 
 export const ManifestAuthSchema = Type.Object({
   type: Type.Literal('bearer'),
@@ -111,17 +147,37 @@ export const ManifestSchemaV05 = Type.Object({
   updatedAt
 }, { additionalProperties: false, title: 'Service manifest, layout 0.5.0' })
 
-export type ManifestV1 = Static<typeof ManifestSchemaV1>
-export type ManifestV05 = Static<typeof ManifestSchemaV05>
-
 /** The schema of each layout, keyed by the manifest's `svc` value. */
 export const manifestSchemas: Readonly<Record<'1.0' | '0.5.0', TSchema>> = Object.freeze({
   '1.0': ManifestSchemaV1,
   '0.5.0': ManifestSchemaV05
 })
 
-/** The manifest schema of a layout as a plain JSON Schema (draft-07) document, for other validators. */
+/**
+ * The manifest schema of a layout as a plain JSON Schema (draft-07) document, for other validators. The
+ * descriptors, which TypeBox repeats with their `$defs` wherever they are used, are written once under
+ * `definitions` and referred to as `#/definitions/<name>`.
+ */
 export function manifestJsonSchema (layout: '1.0' | '0.5.0'): Record<string, unknown> {
-  const plain = JSON.parse(JSON.stringify(manifestSchemas[layout]))
-  return { $schema: 'http://json-schema.org/draft-07/schema#', title: plain.title, ...plain }
+  const definitions: Record<string, unknown> = {}
+  const plain = hoistDefinitions(JSON.parse(JSON.stringify(manifestSchemas[layout])), definitions) as Record<string, unknown>
+  return { $schema: 'http://json-schema.org/draft-07/schema#', title: plain.title, ...plain, definitions }
+}
+
+/** `node` with every `{ $defs, $ref }` of the descriptors' module replaced by a `$ref` into `definitions`. */
+function hoistDefinitions (node: unknown, definitions: Record<string, unknown>): unknown {
+  if (Array.isArray(node)) return node.map((item) => hoistDefinitions(item, definitions))
+  if (node === null || typeof node !== 'object') return node
+  const { $defs, $ref } = node as { $defs?: Record<string, Record<string, unknown>>, $ref?: unknown }
+  if (typeof $ref === 'string' && DESCRIPTOR_NAMES.has($ref)) {
+    for (const [name, { $id, ...definition }] of Object.entries($defs ?? {})) {
+      if (Object.hasOwn(definitions, name)) continue
+      definitions[name] = true
+      definitions[name] = hoistDefinitions(definition, definitions)
+    }
+    return { $ref: `#/definitions/${$ref}` }
+  }
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(node)) out[key] = hoistDefinitions(value, definitions)
+  return out
 }

@@ -1,30 +1,60 @@
 import type { Static } from '@sinclair/typebox'
 import type {
-  ManifestAuthSchema, ManifestChannelSchema, ManifestCommandSchema, ManifestEventSchema, ManifestHintsSchema,
-  ManifestParamSchema, ManifestSchemaV05, ManifestSchemaV1, ManifestTypeRefSchema, ManifestTypeSchema
+  ManifestAuthSchema, ManifestChannelSchema, ManifestCommandSchema, ManifestEventSchema, ManifestExampleSchema,
+  ManifestFieldSchema, ManifestHintsSchema, ManifestSchemaV05, ManifestSchemaV1
 } from './schema.js'
 
 /*
  * The TypeScript types of the wire format, derived from its TypeBox schemas (lib/manifest/schema.ts), so a
  * field added there is a field here. Type-only imports: nothing of TypeBox is loaded at run time by them.
+ * TypeBox gives the descriptors' nesting (`items`, `properties`, which refer to each other) no static type,
+ * so those two keys, and the maps that hold descriptors, are spelled out here; every other key comes from
+ * the schemas.
  */
 
 /** The two manifest layouts of the spec. */
 export type SvcLayout = '1.0' | '0.5.0'
 
-export type ManifestParam = Static<typeof ManifestParamSchema>
-export type ManifestTypeRef = Static<typeof ManifestTypeRefSchema>
+type DescriptorKeywords = Omit<Static<typeof ManifestFieldSchema>, 'items' | 'properties'>
+
+/** What a field's schema declares: `returns`, an `items`, a type's definition. */
+export interface ManifestField extends DescriptorKeywords {
+  /** The descriptor of an array's items. */
+  items?: ManifestField
+  /** The properties of an inline object, in declaration order. */
+  properties?: Record<string, ManifestProperty>
+}
+
+/** A field of an object, which says whether a caller must supply it: a param, an event data field, a property. */
+export interface ManifestProperty extends ManifestField {
+  required: boolean
+}
+
+export type ManifestParam = ManifestProperty
+export type ManifestTypeRef = ManifestField
+export type ManifestExample = Static<typeof ManifestExampleSchema>
 export type ManifestHints = Static<typeof ManifestHintsSchema>
-export type ManifestCommand = Static<typeof ManifestCommandSchema>
-export type ManifestEvent = Static<typeof ManifestEventSchema>
+export type ManifestCommand = Omit<Static<typeof ManifestCommandSchema>, 'params' | 'returns'> & {
+  params?: Record<string, ManifestProperty>
+  returns?: ManifestField
+}
+export type ManifestEvent = Omit<Static<typeof ManifestEventSchema>, 'data'> & { data?: Record<string, ManifestProperty> }
 export type ManifestChannel = Static<typeof ManifestChannelSchema>
-export type ManifestType = Static<typeof ManifestTypeSchema>
+/** A type's definition: `properties` for an object type, `items` for an array type. */
+export type ManifestType = ManifestField
 export type ManifestAuth = Static<typeof ManifestAuthSchema>
 
+type Maps = 'commands' | 'events' | 'types'
+interface ManifestMaps {
+  commands: Record<string, ManifestCommand>
+  events: Record<string, ManifestEvent>
+  types: Record<string, ManifestType>
+}
+
 /** A manifest of layout `1.0`. */
-export type ManifestV1 = Static<typeof ManifestSchemaV1>
+export type ManifestV1 = Omit<Static<typeof ManifestSchemaV1>, Maps> & ManifestMaps
 /** A manifest of layout `0.5.0`. */
-export type ManifestV05 = Static<typeof ManifestSchemaV05>
+export type ManifestV05 = Omit<Static<typeof ManifestSchemaV05>, Maps> & ManifestMaps
 
 /** A manifest of either layout: `about` and `channels` exist only in `0.5.0`. */
 export type Manifest = Omit<ManifestV05, 'svc' | 'channels'> & {
