@@ -13,6 +13,7 @@ import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
 import { prepareResponse, registerManifestRoutes, type PreparedResponse } from './http/manifest.js'
 import { McpEndpoint } from './http/mcp.js'
+import { registerOAuthMetadata } from './http/oauth-metadata.js'
 import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
 import { registerUiRoutes } from './http/ui.js'
@@ -108,6 +109,7 @@ const ENDPOINTS: RegisterEndpoint[] = [
   registerInvokeRoutes,
   registerStreams,
   McpEndpoint.register,
+  registerOAuthMetadata,
   registerUiRoutes
 ]
 
