@@ -2,6 +2,7 @@ import type { RouteOptions } from 'fastify'
 import { FST_SVC_PARAMS_DECLARED_TWICE, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import { isPlainObject } from '../util/objects.js'
 import { isObjectWithProperties, propertiesOf, type Schema } from '../schema/schema.js'
+import { readSchema } from '../schema/fluent.js'
 import type { CommandSource, ParamPlace, ParamSource } from './sources.js'
 import { invalid } from './checks.js'
 import { hasParams, pathParamsOf, type PathParam } from '../route-url.js'
@@ -14,9 +15,11 @@ export function svcParamsPlace (method: string): 'query' | 'body' {
   return BODY_METHODS.has(method) ? 'body' : 'query'
 }
 
+/** A schema object as Fastify reads it: a fluent-json-schema builder through its `valueOf()`. */
 export function schemaObject (value: unknown, route: string, field: string): Schema {
-  if (!isPlainObject(value)) invalid(route, field, 'a JSON Schema object', value)
-  return value
+  const schema = readSchema(value)
+  if (!isPlainObject(schema)) invalid(route, field, 'a JSON Schema object', value)
+  return schema
 }
 
 export function objectSchema (value: unknown, route: string, field: string): Schema {
@@ -102,13 +105,13 @@ export function responseSchema (routeOptions: RouteOptions, route: string): Comm
     break
   }
   if (code === undefined) return undefined
-  let schema = response[code] as Schema
+  let schema = readSchema(response[code]) as Schema
   const content = isPlainObject(schema) ? schema.content : undefined
   if (isPlainObject(content)) {
     const media = content['application/json'] ?? Object.values(content)[0]
     // An empty content map declares no body. An entry without a schema is refused by Fastify itself.
     if (!isPlainObject(media)) return undefined
-    schema = media.schema as Schema
+    schema = readSchema(media.schema) as Schema
   }
   return { where: `${route} schema.response.${code}`, schema, fromResponse: true }
 }
