@@ -240,7 +240,7 @@ export function describeType (schema: Schema, types: SchemaLookup, where: string
 
 /** `{ field: descriptor }` for every property of an object schema (an event's data), with `required`. */
 export function fieldsOf (schema: Schema, types: SchemaLookup, where: string): Record<string, ManifestProperty> {
-  return propertiesOfSchema(schema, types, where, 1)
+  return propertiesOf(schema) === undefined ? {} : propertiesOfSchema(schema, types, where, 1)
 }
 
 /**

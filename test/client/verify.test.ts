@@ -65,7 +65,7 @@ t.test('checksumOf from the client is the canonical checksum of any JSON value i
 
 t.test('a type field naming a type the manifest does not define is refused before the checksum', async (t) => {
   const manifest = await served('1.0')
-  manifest.events = { ...manifest.events, 'stock.low': { description: 'Low', data: { sku: { type: 'Sku' } } } }
+  manifest.events = { ...manifest.events, 'stock.low': { description: 'Low', data: { sku: { type: 'Sku', required: true } } } }
   t.same(verifyManifest(manifest), { ok: false, errors: ['/events/stock.low/data/sku/type: "Sku" is neither a JSON type nor a type defined in /types'] })
   manifest.types.Sku = { type: 'string' }
   t.same(verifyManifest(manifest), { ok: true, errors: [] }, 'defined: accepted')

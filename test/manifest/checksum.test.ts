@@ -88,7 +88,7 @@ t.test('a served manifest with every command field, descriptions and an index ke
     }, async () => ({ id: '1' }))
   })
   const manifest = await fetchManifest(app)
-  t.same(manifest.commands['order.place'].returns, { type: 'object', description: 'The new order' })
+  t.same(manifest.commands['order.place'].returns, { type: 'object', description: 'The new order', properties: { id: { type: 'string', required: true } } })
   t.equal(manifest.checksum, referenceChecksum(manifest.commands))
 })
 

@@ -16,10 +16,10 @@ t.test('app.svc.type, app.svc.event and app.svc.channel add to the manifest', as
     app.svc.event('cart.cleared', { description: 'Cart emptied' })
     app.svc.channel('cart', { description: 'Real-time cart state' })
   }))
-  t.same(manifest.types, { Product: { type: 'object', properties: { price: { type: 'number' }, sku: { type: 'string' } } } })
+  t.same(manifest.types, { Product: { type: 'object', properties: { sku: { type: 'string', required: true }, price: { type: 'number', required: true } } } })
   t.same(manifest.events, {
     'cart.cleared': { description: 'Cart emptied' },
-    'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array' } } }
+    'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array', required: true, items: { type: 'string' } } } }
   })
   t.same(manifest.channels, { cart: { description: 'Real-time cart state' } })
 })
@@ -32,9 +32,9 @@ t.test('plugins registered after the manifest plugin can use app.svc', async (t)
       catalog.get('/products', { svc: { description: 'List', returns: Type.Array(Type.Ref('Product')) } }, async () => [])
     }, { prefix: '/catalog' })
   }))
-  t.same(manifest.types.Product, { type: 'object', properties: { sku: { type: 'string' } } })
-  t.same(manifest.events['product.added'].data, { product: { type: 'Product' } })
-  t.same(manifest.commands['catalog.products'].returns, { type: 'array' })
+  t.same(manifest.types.Product, { type: 'object', properties: { sku: { type: 'string', required: true } } })
+  t.same(manifest.events['product.added'].data, { product: { type: 'Product', required: true } })
+  t.same(manifest.commands['catalog.products'].returns, { type: 'array', items: { type: 'Product' } })
 })
 
 t.test('options and app.svc add to the same maps', async (t) => {
@@ -49,7 +49,7 @@ t.test('options and app.svc add to the same maps', async (t) => {
     app.svc.channel('cart', { description: 'Cart' })
   }))
   t.same(Object.keys(manifest.types), ['Product', 'Sku'])
-  t.same(manifest.types.Product.properties, { sku: { type: 'Sku' } })
+  t.same(manifest.types.Product.properties, { sku: { type: 'Sku', required: true } })
   t.same(Object.keys(manifest.events), ['cart.updated', 'order.placed'])
   t.same(Object.keys(manifest.channels ?? {}), ['cart', 'orders'])
 })
@@ -69,7 +69,7 @@ t.test('a schema the app already shared under a type name is kept', async (t) =>
   app.post('/cart/items', { svc: { description: 'Add', params: Type.Object({ product: Type.Ref('Product') }) } }, async (request) => request.body)
   await app.ready()
   t.equal((await app.inject({ method: 'POST', url: '/cart/items', payload: { product: { sku: 'ab' } } })).statusCode, 400, 'the app\'s own schema validates')
-  t.same((await fetchManifest(app)).types.Product, { type: 'object', properties: { sku: { type: 'string' } } })
+  t.same((await fetchManifest(app)).types.Product, { type: 'object', properties: { sku: { type: 'string', required: true } } })
 })
 
 t.test('registering a name twice is a startup error', async (t) => {

@@ -45,9 +45,9 @@ for (const [layout, keys] of [['1.0', TOP_1_0], ['0.5.0', TOP_0_5]] as const) {
     t.same(Object.keys(command.params.quantity), ['type', 'required', 'default'])
     t.same(Object.keys(command.params.sku), ['type', 'required', 'description'])
 
-    t.same(manifest.events, { 'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array' } } } })
+    t.same(manifest.events, { 'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array', required: true, items: { type: 'string' } } } } })
     t.same(Object.keys(manifest.events['cart.updated']), ['description', 'data'])
-    t.same(manifest.types, { Product: { type: 'object', properties: { price: { type: 'number' }, sku: { type: 'string' } } } })
+    t.same(manifest.types, { Product: { type: 'object', properties: { sku: { type: 'string', required: true }, price: { type: 'number', required: true } } } })
     t.same(Object.keys(manifest.types.Product), ['type', 'properties'])
     if (layout === '0.5.0') {
       t.equal(manifest.about, 'Editorial tone: friendly.')
@@ -96,9 +96,9 @@ t.test('type and event descriptions carried by schemas are served', async (t) =>
     events: { 'stock.low': { description: 'Stock is low', data: Type.Object({ left: Type.Integer({ description: 'Units left' }) }) } }
   }))
   t.same(manifest.types.Sku, { type: 'string', description: 'Stock keeping unit' })
-  t.same(manifest.types.Product, { type: 'object', description: 'A product', properties: { sku: { type: 'string', description: 'The SKU' } } })
+  t.same(manifest.types.Product, { type: 'object', description: 'A product', properties: { sku: { type: 'string', required: true, description: 'The SKU' } } })
   t.same(Object.keys(manifest.types.Product), ['type', 'description', 'properties'])
-  t.same(manifest.events['stock.low'].data, { left: { type: 'number', description: 'Units left' } })
+  t.same(manifest.events['stock.low'].data, { left: { type: 'number', required: true, description: 'Units left' } })
 })
 
 /** One app, declared in the given order, for the byte-identity check. */

@@ -75,7 +75,7 @@ t.test('types, events and channels may be given as options', async (t) => {
     channels: { cart: { description: 'Real-time cart state' } }
   })
   const manifest = await fetchManifest(app)
-  t.same(manifest.types, { Product: { type: 'object', properties: { sku: { type: 'string' } } } })
+  t.same(manifest.types, { Product: { type: 'object', properties: { sku: { type: 'string', required: false } } } })
   t.same(manifest.events, { 'cart.updated': { description: 'Cart contents changed' } })
   t.same(manifest.channels, { cart: { description: 'Real-time cart state' } })
 })

@@ -14,7 +14,7 @@ t.test('svc.params become the command params: type, required, default, descripti
   }))
   t.same(manifest.commands.search.params, {
     q: { type: 'string', required: true, description: 'Search words' },
-    limit: { type: 'number', required: false, default: 10 }
+    limit: { type: 'number', required: false, default: 10, minimum: 1 }
   })
   t.same(Object.keys(manifest.commands.search.params ?? {}), ['q', 'limit'], 'in the order the schema declares them, as the spec\'s own example')
 })
@@ -40,9 +40,9 @@ t.test('object and array defaults are served as given', async (t) => {
     }, async () => [])
   }))
   t.same(manifest.commands.filter.params, {
-    range: { type: 'object', required: false, default: { min: 0 } },
+    range: { type: 'object', required: false, default: { min: 0 }, properties: { min: { type: 'number', required: true } } },
     strict: { type: 'boolean', required: false, default: false },
-    tags: { type: 'array', required: false, default: ['new'] }
+    tags: { type: 'array', required: false, default: ['new'], items: { type: 'string' } }
   })
 })
 
@@ -161,7 +161,7 @@ t.test('an app that already has route schemas gets its params by adding svc: { d
   })
   t.same((await fetchManifest(app)).commands.search.params, {
     q: { type: 'string', required: true, description: 'Search words' },
-    limit: { type: 'number', required: false, default: 10 }
+    limit: { type: 'number', required: false, default: 10, minimum: 1 }
   })
   t.equal((await app.inject({ method: 'GET', url: '/search' })).statusCode, 400, 'the route schema still validates')
 })

@@ -25,7 +25,7 @@ t.test('svc: {} takes the description and tags of the route schema, and @fastify
   t.same(manifest.commands.search, {
     description: 'Search the catalogue by words',
     params: { q: { type: 'string', required: true } },
-    returns: { type: 'array' },
+    returns: { type: 'array', items: { type: 'string' } },
     tags: ['catalog']
   })
   const operation = (app.swagger() as unknown as { paths: Record<string, Record<string, { description: string, tags: string[] }>> }).paths['/search'].get

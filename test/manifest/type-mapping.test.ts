@@ -96,10 +96,10 @@ t.test('registered types: their own $id does not make them refer to themselves',
     }
   }))
   t.same(manifest.types, {
-    Money: { type: 'object', properties: { amount: { type: 'number' } } },
-    Price: { type: 'object', properties: { gross: { type: 'Money' }, net: { type: 'Money' } } },
+    Money: { type: 'object', properties: { amount: { type: 'number', required: true } } },
+    Price: { type: 'object', properties: { net: { type: 'Money', required: true }, gross: { type: 'Money', required: true } } },
     Sku: { type: 'string' },
-    Tags: { type: 'array' }
+    Tags: { type: 'array', items: { type: 'string' } }
   })
 })
 
@@ -118,7 +118,7 @@ t.test('event data fields are mapped the same way', async (t) => {
       }
     }
   }))
-  t.same(manifest.events['cart.updated'].data, { coupon: { type: 'string' }, items: { type: 'array' }, product: { type: 'Product' }, total: { type: 'number' } })
+  t.same(manifest.events['cart.updated'].data, { items: { type: 'array', required: true, items: { type: 'Product' } }, total: { type: 'number', required: true }, coupon: { type: 'string', required: true }, product: { type: 'Product', required: true } })
 })
 
 t.test('event data without properties gives an empty data map', async (t) => {
@@ -139,7 +139,7 @@ t.test('returns: from svc.returns', async (t) => {
     app.get('/product', { svc: { description: 'One', returns: Type.Ref('Product') } }, async () => ({}))
     app.get('/count', { svc: { description: 'Count', returns: Type.Integer({ description: 'How many' }) } }, async () => 0)
   }))
-  t.same(manifest.commands.products.returns, { type: 'array' })
+  t.same(manifest.commands.products.returns, { type: 'array', items: { type: 'Product' } })
   t.same(manifest.commands.product.returns, { type: 'Product' })
   t.same(manifest.commands.count.returns, { type: 'number', description: 'How many' })
 })
@@ -161,7 +161,7 @@ t.test('returns: from the response schema for 200, 201 or 2xx, the first found',
     app.get('/none', { schema: { querystring: Type.Object({ q: Type.String() }) }, svc: { description: 'None' } }, async () => null)
   }))
   t.same(manifest.commands.ok.returns, { type: 'Product' })
-  t.same(manifest.commands.created.returns, { type: 'object' })
+  t.same(manifest.commands.created.returns, { type: 'object', properties: { id: { type: 'string', required: true } } })
   t.same(manifest.commands.range.returns, { type: 'boolean' })
   t.same(manifest.commands.both.returns, { type: 'number' }, '200 before 201')
   t.notOk('returns' in manifest.commands.gone, 'no 200, 201 or 2xx: no returns')
@@ -179,7 +179,7 @@ t.test('returns: a response schema with a content map gives its JSON schema', as
       svc: { description: 'Text' }
     }, async () => '')
   }))
-  t.same(manifest.commands.json.returns, { type: 'array' })
+  t.same(manifest.commands.json.returns, { type: 'array', items: { type: 'string' } })
   t.same(manifest.commands.text.returns, { type: 'string' })
 })
 
@@ -247,19 +247,19 @@ t.test('a schema that is the very object registered as a type maps to that type,
     task: { type: 'Task', required: true },
     tag: { type: 'Tag', required: true },
     // TypeBox's Optional() returns a copy of the schema, which is not the registered object.
-    note: { type: 'string', required: false }
+    note: { type: 'string', required: false, minLength: 1 }
   }, 'params')
   t.same(manifest.commands.maybe.returns, { type: 'Task' }, 'a nullable union of it')
-  t.same(manifest.events['task.added'].data, { task: { type: 'Task' } }, 'event data')
-  t.same(manifest.types.Task, { type: 'object', properties: { title: { type: 'string' }, done: { type: 'boolean' } } }, 'its own definition is not a reference to itself')
-  t.same(manifest.types.Tag, { type: 'string' })
+  t.same(manifest.events['task.added'].data, { task: { type: 'Task', required: true } }, 'event data')
+  t.same(manifest.types.Task, { type: 'object', properties: { title: { type: 'string', required: true }, done: { type: 'boolean', required: true } } }, 'its own definition is not a reference to itself')
+  t.same(manifest.types.Tag, { type: 'string', minLength: 1 })
 })
 
 t.test('identity: a registered type used in another type, and one object under two names', async (t) => {
   const Money = Type.Object({ amount: Type.Number() })
   const manifest = await fetchManifest(await readyApp({ types: { Money, Price: Type.Object({ net: Money, gross: Money }), Cash: Money } }))
-  t.same(manifest.types.Price.properties, { net: { type: 'Money' }, gross: { type: 'Money' } })
-  t.same(manifest.types.Cash, { type: 'object', properties: { amount: { type: 'number' } } }, 'the second name is a type of its own')
+  t.same(manifest.types.Price.properties, { net: { type: 'Money', required: true }, gross: { type: 'Money', required: true } })
+  t.same(manifest.types.Cash, { type: 'object', properties: { amount: { type: 'number', required: true } } }, 'the second name is a type of its own')
 })
 
 t.test('a copy of a registered schema is not the type: identity, not equality', async (t) => {
@@ -267,7 +267,7 @@ t.test('a copy of a registered schema is not the type: identity, not equality', 
   const manifest = await fetchManifest(await readyApp({ types: { Task } }, (app) => {
     app.get('/copy', { svc: { description: 'Copy', returns: { ...Task } } }, async () => ({}))
   }))
-  t.same(manifest.commands.copy.returns, { type: 'object' })
+  t.same(manifest.commands.copy.returns, { type: 'object', properties: { title: { type: 'string', required: true } } })
 })
 
 t.test('boolean schemas in unions and intersections', async (t) => {

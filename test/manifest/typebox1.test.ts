@@ -60,17 +60,17 @@ t.test('typebox 1.x schemas give the same manifest as @sinclair/typebox 0.34', a
   t.equal(current.app.svc.checksum, legacy.app.svc.checksum)
   const manifest = JSON.parse(current.body)
   t.same(manifest.commands.search.params, {
-    limit: { type: 'number', required: false, default: 10 },
+    limit: { type: 'number', required: false, default: 10, minimum: 1 },
     q: { type: 'string', required: true, description: 'Words' },
     sku: { type: 'Sku', required: false }
   })
   t.same(manifest.commands['carts.items'].returns, { type: 'Product' })
   t.same(manifest.types.Product.properties, {
-    note: { type: 'string' },
-    price: { type: 'number' },
-    size: { type: 'string' },
-    sku: { type: 'string', description: 'Stock keeping unit' },
-    stock: { type: 'number' }
+    sku: { type: 'string', required: true, description: 'Stock keeping unit' },
+    price: { type: 'number', required: true },
+    stock: { type: 'number', required: true },
+    size: { type: 'string', required: true, enum: ['s', 'm', 'l'] },
+    note: { type: 'string', required: true }
   })
 })
 
