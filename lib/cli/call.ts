@@ -2,10 +2,8 @@ import { createManifestClient, type ManifestClient } from '../client/client.js'
 import { CommandError } from '../client/invoke.js'
 import type { Manifest } from '../manifest/types.js'
 import { escapeControls } from './escape.js'
-import { isUrl } from './load.js'
+import { isUrl, manifestUrlOf } from './load.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print } from './output.js'
-
-export const DEFAULT_MANIFEST_PATH = '/.well-known/svc.json'
 
 /**
  * `svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T]`: calls a command through
@@ -35,7 +33,6 @@ function usage (message: string): CliError {
   return new CliError(`${message}. Run svc-manifest call --help.`)
 }
 
-/** A bare origin (`https://shop.example`) means the manifest at its well-known path. */
 /** A client for the service at `source` and its verified manifest; a failure to get it is exit 2. */
 export async function connect (source: string, timeout: number): Promise<{ client: ManifestClient, manifest: Manifest }> {
   const client = createManifestClient({ url: manifestUrlOf(source), timeout })
@@ -44,12 +41,6 @@ export async function connect (source: string, timeout: number): Promise<{ clien
   } catch (error) {
     throw new CliError((error as Error).message)
   }
-}
-
-export function manifestUrlOf (source: string): string {
-  const url = new URL(source)
-  if (url.pathname === '/' && url.search === '') url.pathname = DEFAULT_MANIFEST_PATH
-  return url.href
 }
 
 function readParamsOption (text: string | undefined): Record<string, unknown> {

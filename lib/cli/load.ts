@@ -22,8 +22,19 @@ export async function loadVerified (source: string, timeout: number): Promise<Ma
   return isUrl(source) ? await download(source, timeout) : await readManifestFile(source)
 }
 
+/** Where a service's manifest is when a command is given its bare origin. */
+export const DEFAULT_MANIFEST_PATH = '/.well-known/svc.json'
+
+/** A bare origin (`https://shop.example`, with or without its `/`) means the manifest at its well-known path. */
+export function manifestUrlOf (source: string): string {
+  const url = new URL(source)
+  if (url.pathname === '/' && url.search === '') url.pathname = DEFAULT_MANIFEST_PATH
+  return url.href
+}
+
 /** Downloads with the client, which verifies the body, within `timeout` milliseconds. */
-async function download (url: string, timeout: number): Promise<Manifest> {
+async function download (source: string, timeout: number): Promise<Manifest> {
+  const url = manifestUrlOf(source)
   try {
     return (await createManifestClient({ url, timeout }).get()).manifest
   } catch (error) {

@@ -1,7 +1,6 @@
 import { createManifestClient } from '../client/client.js'
 import type { ManifestClientError } from '../client/errors.js'
-import { manifestUrlOf } from './call.js'
-import { isUrl } from './load.js'
+import { isUrl, manifestUrlOf } from './load.js'
 import { CliError, EXIT_FAILED, EXIT_OK, print } from './output.js'
 
 /** `svc-manifest events <url> [--events a,b] [--token T]`: one JSON line per event, until interrupted. */

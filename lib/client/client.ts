@@ -4,7 +4,7 @@ import type { ManifestDiff } from './changes.js'
 import { diffManifests } from './diff.js'
 import { ManifestClientError } from './errors.js'
 import { exchange, readLimits, type HttpResponse } from './http.js'
-import { createInvoker, endpointOf, type Invoker } from './invoke.js'
+import { createInvoker, endpointOf, linkedEndpoint, type Invoker } from './invoke.js'
 import { consumeStream, type ChannelState, type StreamOptions, type SubscribeOptions, type SvcEvent } from './streams.js'
 import { checksumErrors, schemaErrors } from './verify.js'
 
@@ -121,8 +121,15 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
   }
 
   async function watch (channel: string, key: string, options: StreamOptions, onState: (state: ChannelState) => void | Promise<void>): Promise<void> {
-    // Channels sit beside the events endpoint: {basePath}/channels/{channel}/{key}.
-    const target = new URL(`channels/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`, await eventsEndpoint(options.signal))
+    if (cached === undefined) await get({ signal: options.signal })
+    const channels = (cached?.manifest as { channels?: Record<string, unknown> } | undefined)?.channels
+    if (channels === undefined || !Object.hasOwn(channels, channel)) {
+      const declared = channels === undefined ? 'its manifest (layout 1.0) has no channels' : `it declares ${Object.keys(channels).map((name) => `"${name}"`).join(', ') || 'none'}`
+      throw new ManifestClientError('SVC_CLIENT_NO_CHANNEL', `${url} has no channel "${channel}": ${declared}.`)
+    }
+    // The manifest's Link names the channels' base; a server that does not keeps them beside the events endpoint.
+    const base = linkedEndpoint(url, link, 'channels') ?? new URL('channels', await eventsEndpoint(options.signal)).href
+    const target = new URL(`${base}/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`)
     await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onState(frame.data as ChannelState))
   }
 

@@ -13,6 +13,7 @@ export type ManifestClientErrorCode =
   | 'SVC_CLIENT_INVALID_RESPONSE'
   | 'SVC_CLIENT_NOT_A_STREAM'
   | 'SVC_CLIENT_TOO_LARGE'
+  | 'SVC_CLIENT_NO_CHANNEL'
 
 export interface ManifestClientErrorDetails {
   /** The HTTP status, for `SVC_CLIENT_HTTP_STATUS` and `SVC_CLIENT_INVALID_RESPONSE`. */

@@ -1,3 +1,4 @@
+import { DEFAULT_BASE_PATH, LINK_RELATIONS } from '../manifest/invocation.js'
 import { ManifestClientError } from './errors.js'
 import { exchange, type HttpRequest } from './http.js'
 
@@ -72,8 +73,7 @@ interface InvokerSetup {
   link: () => Promise<string | undefined>
 }
 
-const RELATIONS = { execute: 'svc-execute', pipeline: 'svc-pipeline', events: 'svc-events' } as const
-type Endpoint = keyof typeof RELATIONS
+type Endpoint = 'execute' | 'pipeline' | 'events' | 'channels'
 
 /** `client.execute` and `client.pipeline`: POST to the endpoints the manifest's `Link` header names. */
 export function createInvoker (setup: InvokerSetup): Invoker {
@@ -150,13 +150,18 @@ function isErrorBody (value: unknown): value is CommandErrorBody {
  * usable link: `/svc/<name>` on that origin.
  */
 export function endpointOf (manifestUrl: string, link: string | undefined, name: Endpoint): string {
+  return linkedEndpoint(manifestUrl, link, name) ?? `${new URL(manifestUrl).origin}${DEFAULT_BASE_PATH}/${name}`
+}
+
+/** The endpoint the manifest's `Link` header names on the manifest's own origin, or undefined. */
+export function linkedEndpoint (manifestUrl: string, link: string | undefined, name: Endpoint): string | undefined {
   const origin = new URL(manifestUrl).origin
   for (const { target, rels } of parseLinks(link ?? '')) {
-    if (!rels.includes(RELATIONS[name]) || !URL.canParse(target, manifestUrl)) continue
+    if (!rels.includes(LINK_RELATIONS[name]) || !URL.canParse(target, manifestUrl)) continue
     const url = new URL(target, manifestUrl)
     if (url.origin === origin) return url.href
   }
-  return `${origin}/svc/${name}`
+  return undefined
 }
 
 const LINK = /<([^>]*)>((?:\s*;\s*[^;,]*)*)/g

@@ -21,7 +21,10 @@ export function registerStreams (fastify: FastifyInstance, config: Config, { dec
   }
   registerEventsRoute(fastify, declarations.events, deps)
   links.add(`${config.basePath}/events`, LINK_RELATIONS.events)
-  if (config.layout === '0.5.0') registerChannelsRoute(fastify, declarations.channels, deps)
+  if (config.layout === '0.5.0') {
+    registerChannelsRoute(fastify, declarations.channels, deps)
+    links.add(`${config.basePath}/channels`, LINK_RELATIONS.channels)
+  }
   // Streams end before the server closes (it waits for open responses), the broker after it.
   fastify.addHook('preClose', function endSvcStreams (done) {
     realtime()?.endStreams()

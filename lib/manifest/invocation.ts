@@ -12,6 +12,8 @@ export const LINK_RELATIONS = {
   execute: 'svc-execute',
   pipeline: 'svc-pipeline',
   events: 'svc-events',
+  /** Layout 0.5.0: the base of the channel streams, `{target}/{channel}/{key}`. */
+  channels: 'svc-channels',
   mcp: 'mcp',
   ui: 'svc-ui'
 } as const
