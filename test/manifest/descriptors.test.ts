@@ -1,5 +1,5 @@
 import * as TypeBox034 from '@sinclair/typebox'
-import S from 'fluent-json-schema'
+import { S } from 'fluent-json-schema'
 import t from 'tap'
 import * as TypeBox1 from 'typebox'
 import Fastify from 'fastify'
@@ -224,7 +224,7 @@ t.test('a shared schema without a type name that contains itself is a coded erro
   await app.register(svcManifest, requiredOptions)
   app.addSchema({ $id: 'https://example.com/tree.json', type: 'object', properties: { kids: { type: 'array', items: { $ref: 'https://example.com/tree.json' } } } })
   app.get('/tree', { schema: { response: { 200: { $ref: 'https://example.com/tree.json' } } }, svc: { description: 'Tree' } }, async () => ({}))
-  await t.rejects(app.ready(), {
+  await t.rejects(async () => { await app.ready() }, {
     code: 'FST_SVC_UNMAPPABLE_SCHEMA',
     message: /GET \/tree schema\.response\.200\.kids\[\]\.kids.*: items and properties nest more than 64 levels deep, or the schema contains itself\. Register the repeating part as a type/
   })
