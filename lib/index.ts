@@ -81,7 +81,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     attempt(() => unseenRoutes.report(fastify))
     attempt(() => auth.resolve(fastify))
     problems.push(...collector.checkExamples())
-    const built = attempt(() => buildManifest(config, declarations, collector.commands))
+    const built = attempt(() => buildManifest(config, declarations, collector.commands, new Date(), fastify.getSchemas()))
     if (built === undefined || problems.length > 0) throw together(problems)
     const { manifest, routes } = built
     prepared = prepareResponse(manifest, config.maxAge, context.links.header())
