@@ -31,9 +31,9 @@ function base (): Manifest {
     baseUrl: 'https://shop.example',
     auth: { type: 'bearer', description: 'JWT bearer token' },
     commands,
-    events: { 'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array' }, total: { type: 'number', description: 'In cents' } } } },
+    events: { 'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array', required: true }, total: { type: 'number', required: true, description: 'In cents' } } } },
     channels: { cart: { description: 'Real-time cart state' } },
-    types: { Cart: { type: 'object', description: 'A cart', properties: { items: { type: 'array' }, total: { type: 'number' } } } },
+    types: { Cart: { type: 'object', description: 'A cart', properties: { items: { type: 'array', required: true }, total: { type: 'number', required: true } } } },
     checksum: checksumOf(commands),
     updatedAt: '2025-01-01T00:00:00.000Z'
   }

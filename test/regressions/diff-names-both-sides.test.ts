@@ -8,12 +8,12 @@ import { cli } from '../helpers/cli.js'
 
 const commands = { 'cart.get': { description: 'Read a cart', params: { id: { type: 'string', required: true } }, returns: { type: 'Cart' } } }
 const before = manifestOf(commands, {
-  types: { Cart: { type: 'object', properties: { total: { type: 'number' }, items: { type: 'array' } } } },
-  events: { 'cart.updated': { description: 'Changed', data: { count: { type: 'integer' } } } }
+  types: { Cart: { type: 'object', properties: { total: { type: 'number', required: true }, items: { type: 'array', required: true } } } },
+  events: { 'cart.updated': { description: 'Changed', data: { count: { type: 'integer', required: true } } } }
 })
 const after = manifestOf({ 'cart.get': { ...commands['cart.get'], params: { id: { type: 'string', required: false } } } }, {
-  types: { Cart: { type: 'object', properties: { total: { type: 'string' }, items: { type: 'object' } } } },
-  events: { 'cart.updated': { description: 'Changed', data: { count: { type: 'string' } } } }
+  types: { Cart: { type: 'object', properties: { total: { type: 'string', required: true }, items: { type: 'object', required: true } } } },
+  events: { 'cart.updated': { description: 'Changed', data: { count: { type: 'string', required: true } } } }
 })
 
 t.test('diffManifests: from what to what', async (t) => {
