@@ -62,8 +62,9 @@ export async function registerUiRoutes (fastify: FastifyInstance, config: UiConf
   const assetsDir = locateAssets()
   const base = config.ui.path
   const options: RouteShorthandOptions = { ...config.routeLog, onRequest: origins.onRequest, onSend: withoutCookies, schema: HIDDEN }
-  // All read before any route is added: a missing file adds none.
-  const texts = await Promise.all(ASSETS.map(async (asset) => await readAsset(assetsDir, asset.file)))
+  // All read before any route is added, in order: a missing file adds none, and the first one is named.
+  const texts: string[] = []
+  for (const asset of ASSETS) texts.push(await readAsset(assetsDir, asset.file))
   ASSETS.forEach((asset, index) => {
     const text = asset.file === 'index.html' ? fillTemplate(texts[index], { ui: base, manifest: config.path }) : texts[index]
     fastify.get(`${base}${asset.route}`, options, fileHandler(servedFile(Buffer.from(text, 'utf8'), asset.type)))

@@ -1,8 +1,8 @@
 import type { ElementHandle, Page } from 'puppeteer-core'
 import t from 'tap'
 import { DEMO_TOKEN } from '../../examples/shop/app.js'
-import { uiAssetsBuilt } from './assets.js'
-import { launchBrowser, runShop, watchedPage } from './browser.js'
+import { uiAssetsBuilt } from '../helpers/ui-assets.js'
+import { launchBrowser, runShop, watchedPage } from '../helpers/browser.js'
 
 // The events and channel panels of the demo shop's page, in Debian's chromium: frames the server sends
 // show up as they arrive, read through fetch with the visitor's token.

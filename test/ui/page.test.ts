@@ -2,8 +2,8 @@ import { fileURLToPath } from 'node:url'
 import type { Page } from 'puppeteer-core'
 import t from 'tap'
 import { DEMO_TOKEN } from '../../examples/shop/app.js'
-import { launchBrowser, runShop, watchedPage } from './browser.js'
-import { uiAssetsBuilt } from './assets.js'
+import { launchBrowser, runShop, watchedPage } from '../helpers/browser.js'
+import { uiAssetsBuilt } from '../helpers/ui-assets.js'
 
 // The human page of the demo shop in Debian's chromium: what a visitor sees and does, end to end.
 uiAssetsBuilt()

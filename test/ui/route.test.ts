@@ -11,7 +11,7 @@ import { OriginPolicy } from '../../lib/http/origins.js'
 import { registerUiRoutes, uiAssetsDir } from '../../lib/http/ui.js'
 import svcManifest from '../../lib/index.js'
 import { readyApp, requiredOptions } from '../helpers/app.js'
-import { UI_ASSETS, UI_FILES, uiAssetsBuilt } from './assets.js'
+import { UI_ASSETS, UI_FILES, uiAssetsBuilt } from '../helpers/ui-assets.js'
 
 // The `ui` option and the routes that serve the page (lib/http/ui.ts), with the plugin run from lib/ and
 // the page's files read from dist/ui/.

@@ -36,6 +36,8 @@ export interface WatchedPage {
 export async function watchedPage (t: Test, browser: Browser, width = 1100, height = 900): Promise<WatchedPage> {
   const page = await browser.newPage()
   t.teardown(() => page.close())
+  // A step that waits longer than this has failed: the whole file stays well inside tap's limit.
+  page.setDefaultTimeout(15_000)
   await page.setViewport({ width, height })
   const problems: string[] = []
   page.on('console', (message) => {
@@ -47,11 +49,10 @@ export async function watchedPage (t: Test, browser: Browser, width = 1100, heig
     if (request.failure()?.errorText !== 'net::ERR_ABORTED') problems.push(`request failed: ${request.url()} ${request.failure()?.errorText}`)
   })
   await page.exposeFunction('svcReportViolation', (text: string) => problems.push(`CSP violation: ${text}`))
-  await page.evaluateOnNewDocument(() => {
-    document.addEventListener('securitypolicyviolation', (event) => {
-      (window as unknown as { svcReportViolation: (text: string) => void }).svcReportViolation(`${event.violatedDirective} blocked ${event.blockedURI}`)
-    })
-  })
+  // Run in the page, as text: this module is type-checked for Node, without the DOM's globals.
+  await page.evaluateOnNewDocument(`document.addEventListener('securitypolicyviolation', (event) => {
+    window.svcReportViolation(event.violatedDirective + ' blocked ' + event.blockedURI)
+  })`)
   return { page, problems }
 }
 
@@ -81,7 +82,13 @@ export async function runShop (t: Test, options: ShopOptions = {}, routes: (app:
   }
   routes(app)
   await app.listen({ host: '127.0.0.1', port })
-  t.teardown(() => app.close())
+  t.teardown(async () => {
+    const closing = app.close()
+    // Chromium keeps sockets to the server, some opened ahead of a request it may never send; the server
+    // would wait for those until its headers timeout (60 s). The test is over: close them all.
+    app.server.closeAllConnections()
+    await closing
+  })
   return { app, origin, ui: `${origin}/svc/ui` }
 }
 
