@@ -7,14 +7,16 @@ import { escapeControls } from './escape.js'
  */
 export function formatDiff (diff: ManifestDiff): string {
   if (diff.breaking.length === 0 && diff.nonBreaking.length === 0) return 'No changes.\n'
+  // Messages start in one column: 24, or further when a kind is longer (`property.required-changed`).
+  const width = Math.max(24, ...[...diff.breaking, ...diff.nonBreaking].map((change) => change.kind.length + 2))
   return [
-    ...section('breaking', diff.breaking),
-    ...section('non-breaking', diff.nonBreaking)
+    ...section('breaking', diff.breaking, width),
+    ...section('non-breaking', diff.nonBreaking, width)
   ].join('\n') + '\n'
 }
 
-function section (title: string, changes: Change[]): string[] {
+function section (title: string, changes: Change[], width: number): string[] {
   if (changes.length === 0) return []
   const heading = `${changes.length} ${title} change${changes.length === 1 ? '' : 's'}:`
-  return [heading, ...changes.map((change) => `  ${change.kind.padEnd(24)}${escapeControls(change.message)}`)]
+  return [heading, ...changes.map((change) => `  ${change.kind.padEnd(width)}${escapeControls(change.message)}`)]
 }

@@ -7,6 +7,8 @@ export type ChangeKind =
   | 'event.removed' | 'event.added' | 'event.data-changed'
   | 'channel.removed' | 'channel.added'
   | 'type.removed' | 'type.added' | 'type.changed'
+  | 'constraint.changed' | 'property.added' | 'property.removed' | 'property.required-changed' | 'field.type-changed'
+  | 'default.changed' | 'scopes.changed' | 'examples.changed' | 'deprecated.changed'
 
 export interface Change {
   kind: ChangeKind
@@ -14,6 +16,11 @@ export interface Change {
   name: string
   /** One sentence for people. */
   message: string
+  /**
+   * Where in the manifest, as its keys from the root joined by dots, for a change inside a field (a
+   * constraint, a nested property, items): `commands.login.params.user.properties.email.format`.
+   */
+  path?: string
 }
 
 export interface ManifestDiff {
@@ -26,9 +33,9 @@ export interface ManifestDiff {
 export class ChangeLog {
   readonly #diff: ManifestDiff = { breaking: [], nonBreaking: [] }
 
-  add (breaking: boolean, kind: ChangeKind, name: string, message: string): void {
+  add (breaking: boolean, kind: ChangeKind, name: string, message: string, path?: string): void {
     const list = breaking ? this.#diff.breaking : this.#diff.nonBreaking
-    list.push({ kind, name, message })
+    list.push(path === undefined ? { kind, name, message } : { kind, name, message, path })
   }
 
   result (): ManifestDiff {

@@ -1,4 +1,7 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import t from 'tap'
+import { cli } from '../helpers/cli.js'
 import { checksumOf, diffManifests, type Change, type Manifest } from '../../lib/client/index.js'
 
 /** A layout 0.5.0 manifest with a bit of everything; each test changes a copy of it. */
@@ -331,4 +334,310 @@ t.test('changes come in a fixed order whatever the key order of the inputs', asy
   const reversed = (m: Manifest): Manifest => JSON.parse(JSON.stringify(m, (key, value) =>
     value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).reverse()) : value))
   t.same(diffManifests(reversed(base()), reversed(changed(edit))), diff)
+})
+
+/**
+ * A manifest whose fields carry descriptors: a param that is an inline object with nested properties and an
+ * array of objects, bounds, enums, a format and a pattern; a return value and a type with the same.
+ */
+function described (): Manifest {
+  const commands: Manifest['commands'] = {
+    login: {
+      description: 'Sign in',
+      params: {
+        user: {
+          type: 'object',
+          required: true,
+          properties: {
+            email: { type: 'string', required: true, format: 'email', maxLength: 254 },
+            age: { type: 'number', required: false, minimum: 13, maximum: 130 },
+            roles: {
+              type: 'array',
+              required: false,
+              minItems: 1,
+              maxItems: 5,
+              items: { type: 'object', properties: { name: { type: 'string', required: true, enum: ['admin', 'user'] } } }
+            }
+          }
+        },
+        code: { type: 'string', required: false, pattern: '^[0-9]{6}$', minLength: 6 },
+        ttl: { type: 'number', required: false, exclusiveMinimum: 0, exclusiveMaximum: 86400 }
+      },
+      returns: { type: 'object', properties: { status: { type: 'string', required: true, enum: ['ok', 'mfa'] } } },
+      auth: 'optional',
+      requiredScopes: ['login']
+    }
+  }
+  return {
+    svc: '1.0',
+    name: 'Accounts',
+    description: 'Accounts',
+    version: '1.0.0',
+    baseUrl: 'https://accounts.example',
+    commands,
+    events: { 'user.seen': { description: 'A user was seen', data: { at: { type: 'string', required: true, format: 'date-time' } } } },
+    types: { Level: { type: 'number', enum: [1, 2, 3] }, Profile: { type: 'object', properties: { nick: { type: 'string', required: false, maxLength: 20 } } } },
+    checksum: checksumOf(commands),
+    updatedAt: '2025-01-01T00:00:00.000Z'
+  }
+}
+
+function describedDiff (edit: (m: any) => void, reverse = false) {
+  const after = structuredClone(described()) as any
+  edit(after)
+  after.checksum = checksumOf(after.commands)
+  const diff = reverse ? diffManifests(after, described()) : diffManifests(described(), after)
+  const lines = (changes: Change[]) => changes.map((change) => `${change.kind} ${change.path ?? change.name}`)
+  return { breaking: lines(diff.breaking), nonBreaking: lines(diff.nonBreaking), diff }
+}
+
+const user = (m: any) => m.commands.login.params.user.properties
+
+t.test('constraint.changed: a narrowed enum breaks, a widened one does not, the order of values is no change', async (t) => {
+  const narrowed = describedDiff((m) => { user(m).roles.items.properties.name.enum = ['user'] })
+  t.same(narrowed.breaking, ['constraint.changed commands.login.params.user.properties.roles.items.properties.name.enum'])
+  t.same(narrowed.nonBreaking, [])
+  t.equal(narrowed.diff.breaking[0].name, 'login(user)')
+  t.equal(narrowed.diff.breaking[0].message, 'command login: param user.roles[].name: enum narrowed: ["admin"] removed')
+
+  const widened = describedDiff((m) => { user(m).roles.items.properties.name.enum = ['admin', 'user', 'guest'] })
+  t.same(widened.breaking, [])
+  t.same(widened.nonBreaking, ['constraint.changed commands.login.params.user.properties.roles.items.properties.name.enum'])
+  t.match(widened.diff.nonBreaking[0].message, 'enum widened: ["guest"] added')
+
+  const swapped = describedDiff((m) => { user(m).roles.items.properties.name.enum = ['admin', 'guest'] })
+  t.equal(swapped.diff.breaking[0].message, 'command login: param user.roles[].name: enum narrowed: ["user"] removed, ["guest"] added')
+
+  t.same(describedDiff((m) => { user(m).roles.items.properties.name.enum.reverse() }).diff, { breaking: [], nonBreaking: [] })
+
+  const appeared = describedDiff((m) => { m.commands.login.params.code.enum = ['123456'] })
+  t.same(appeared.breaking, ['constraint.changed commands.login.params.code.enum'], 'an enum where there was none narrows')
+  const gone = describedDiff((m) => { m.commands.login.params.code.enum = ['123456'] }, true)
+  t.same(gone.nonBreaking, ['constraint.changed commands.login.params.code.enum'])
+  t.match(gone.diff.nonBreaking[0].message, 'enum ["123456"] removed')
+})
+
+t.test('constraint.changed: a tightened bound breaks, a loosened or dropped one does not', async (t) => {
+  const tightened = describedDiff((m) => {
+    user(m).age.minimum = 18
+    user(m).age.maximum = 120
+    user(m).email.maxLength = 100
+    user(m).roles.minItems = 2
+    user(m).roles.maxItems = 3
+    m.commands.login.params.code.minLength = 8
+    m.commands.login.params.ttl.exclusiveMinimum = 60
+    m.commands.login.params.ttl.exclusiveMaximum = 3600
+  })
+  t.same(tightened.breaking, [
+    'constraint.changed commands.login.params.code.minLength',
+    'constraint.changed commands.login.params.ttl.exclusiveMinimum',
+    'constraint.changed commands.login.params.ttl.exclusiveMaximum',
+    'constraint.changed commands.login.params.user.properties.age.minimum',
+    'constraint.changed commands.login.params.user.properties.age.maximum',
+    'constraint.changed commands.login.params.user.properties.email.maxLength',
+    'constraint.changed commands.login.params.user.properties.roles.minItems',
+    'constraint.changed commands.login.params.user.properties.roles.maxItems'
+  ])
+  t.same(tightened.nonBreaking, [])
+  t.equal(tightened.diff.breaking[3].message, 'command login: param user.age: minimum raised from 13 to 18')
+  t.equal(tightened.diff.breaking[4].message, 'command login: param user.age: maximum lowered from 130 to 120')
+
+  const loosened = describedDiff((m) => {
+    user(m).age.minimum = 0
+    user(m).age.maximum = 200
+    delete user(m).email.maxLength
+    m.commands.login.params.code.minLength = 4
+    delete m.commands.login.params.ttl.exclusiveMaximum
+  })
+  t.same(loosened.breaking, [])
+  t.same(loosened.nonBreaking, [
+    'constraint.changed commands.login.params.code.minLength',
+    'constraint.changed commands.login.params.ttl.exclusiveMaximum',
+    'constraint.changed commands.login.params.user.properties.age.minimum',
+    'constraint.changed commands.login.params.user.properties.age.maximum',
+    'constraint.changed commands.login.params.user.properties.email.maxLength'
+  ])
+  t.match(loosened.diff.nonBreaking[1].message, 'exclusiveMaximum 86400 removed')
+
+  const added = describedDiff((m) => { m.commands.login.params.code.maxLength = 6 })
+  t.same(added.breaking, ['constraint.changed commands.login.params.code.maxLength'], 'a bound where there was none tightens')
+  t.match(added.diff.breaking[0].message, 'maxLength 6 added')
+})
+
+t.test('constraint.changed: a new or changed pattern or format breaks, a dropped one does not', async (t) => {
+  const { breaking, nonBreaking, diff } = describedDiff((m) => {
+    m.commands.login.params.code.pattern = '^[0-9]{8}$'
+    user(m).age.format = 'int32'
+    delete user(m).email.format
+  })
+  t.same(breaking, ['constraint.changed commands.login.params.code.pattern', 'constraint.changed commands.login.params.user.properties.age.format'])
+  t.same(nonBreaking, ['constraint.changed commands.login.params.user.properties.email.format'])
+  t.equal(diff.breaking[0].message, 'command login: param code: pattern changed from "^[0-9]{6}$" to "^[0-9]{8}$"')
+  t.equal(diff.breaking[1].message, 'command login: param user.age: format "int32" added')
+  t.equal(diff.nonBreaking[0].message, 'command login: param user.email: format "email" removed')
+})
+
+t.test('nested properties: a new required one breaks, a new optional one does not; removing or retyping one breaks', async (t) => {
+  const { breaking, nonBreaking, diff } = describedDiff((m) => {
+    user(m).password = { type: 'string', required: true, minLength: 12 }
+    user(m).remember = { type: 'boolean', required: false }
+    user(m).locale = { type: 'string', required: true, default: 'en' }
+    user(m).roles.items.properties.since = { type: 'string', required: true }
+    delete user(m).age
+  })
+  t.same(breaking, [
+    'property.removed commands.login.params.user.properties.age',
+    'property.added commands.login.params.user.properties.password',
+    'property.added commands.login.params.user.properties.roles.items.properties.since'
+  ])
+  t.same(nonBreaking, ['property.added commands.login.params.user.properties.locale', 'property.added commands.login.params.user.properties.remember'])
+  t.equal(diff.breaking[0].message, 'command login: param user.age was removed')
+  t.equal(diff.breaking[1].message, 'command login: param user: required property password was added')
+  t.equal(diff.breaking[2].message, 'command login: param user.roles[]: required property since was added')
+  t.match(diff.nonBreaking[0].message, 'required property with a default locale was added')
+  t.match(diff.nonBreaking[1].message, 'optional property remember was added')
+
+  const retyped = describedDiff((m) => {
+    user(m).age.type = 'string'
+    user(m).age.minimum = 99
+  })
+  t.same(retyped.breaking, ['field.type-changed commands.login.params.user.properties.age.type'], 'the bounds of another type are not compared')
+  t.equal(retyped.diff.breaking[0].message, 'command login: param user.age is now string instead of number')
+})
+
+t.test('nested properties: becoming required breaks, becoming optional, a default or a description does not', async (t) => {
+  const { breaking, nonBreaking, diff } = describedDiff((m) => {
+    user(m).age.required = true
+    user(m).email.required = false
+    user(m).email.default = 'a@b.example'
+    user(m).roles.description = 'What the user may do'
+    user(m).roles.items.description = 'A role'
+  })
+  t.same(breaking, ['property.required-changed commands.login.params.user.properties.age.required'])
+  t.same(nonBreaking, [
+    'property.required-changed commands.login.params.user.properties.email.required',
+    'default.changed commands.login.params.user.properties.email.default',
+    'description.changed commands.login.params.user.properties.roles.description',
+    'description.changed commands.login.params.user.properties.roles.items.description'
+  ])
+  t.equal(diff.breaking[0].message, 'command login: param user.age is now required instead of optional')
+  t.equal(diff.nonBreaking[1].message, 'command login: param user.email: default changed from none to "a@b.example"')
+})
+
+t.test('items: items where there were none or of another type break; items that go do not', async (t) => {
+  const retyped = describedDiff((m) => { user(m).roles.items = { type: 'string' } })
+  t.same(retyped.breaking, ['field.type-changed commands.login.params.user.properties.roles.items.type'])
+  t.equal(retyped.diff.breaking[0].message, 'command login: param user.roles[] is now string instead of object')
+
+  const gone = describedDiff((m) => { delete user(m).roles.items })
+  t.same(gone.breaking, [])
+  t.same(gone.nonBreaking, ['field.type-changed commands.login.params.user.properties.roles.items.type'])
+  t.equal(gone.diff.nonBreaking[0].message, 'command login: param user.roles[] is now anything instead of object')
+  t.same(describedDiff((m) => { delete user(m).roles.items }, true).breaking, ['field.type-changed commands.login.params.user.properties.roles.items.type'])
+})
+
+t.test('return values, event data and types are compared in depth too', async (t) => {
+  const { breaking, nonBreaking, diff } = describedDiff((m) => {
+    m.commands.login.returns.properties.status.enum = ['ok']
+    m.commands.login.returns.description = 'The outcome'
+    m.events['user.seen'].data.at.format = 'date'
+    m.events['user.seen'].data.at.required = false
+    m.types.Level.enum = [1, 2, 3, 4]
+    m.types.Level.maximum = 4
+    m.types.Profile.properties.nick.maxLength = 10
+    m.types.Profile.properties.bio = { type: 'string', required: true }
+  })
+  t.same(breaking, [
+    'constraint.changed commands.login.returns.properties.status.enum',
+    'constraint.changed events.user.seen.data.at.format',
+    'constraint.changed types.Level.maximum',
+    'type.changed Profile',
+    'constraint.changed types.Profile.properties.nick.maxLength'
+  ])
+  t.same(nonBreaking, [
+    'description.changed login',
+    'property.required-changed events.user.seen.data.at.required',
+    'constraint.changed types.Level.enum'
+  ])
+  t.equal(diff.breaking[0].message, 'command login: return value.status: enum narrowed: ["mfa"] removed')
+  t.equal(diff.breaking[0].name, 'login')
+  t.equal(diff.breaking[1].name, 'user.seen(at)')
+  t.equal(diff.breaking[3].message, 'type Profile: required property bio added', 'a type can be a param: a property its callers must supply breaks them')
+  t.equal(diff.breaking[4].name, 'Profile(nick)')
+
+  const event = describedDiff((m) => { m.events['user.seen'].data.ip = { type: 'string', required: true } })
+  t.same(event.breaking, [], 'an event is only read: a new required data field does not break')
+  t.equal(event.diff.nonBreaking[0].message, 'event user.seen: required data field ip added')
+
+  const retyped = describedDiff((m) => { m.types.Level = { type: 'string', enum: ['low'] } })
+  t.same(retyped.breaking, ['type.changed Level'], 'the enum of another type is not compared')
+})
+
+t.test('auth becoming required and a new required scope break; the reverse does not', async (t) => {
+  const tightened = describedDiff((m) => {
+    m.commands.login.auth = 'required'
+    m.commands.login.requiredScopes = ['login', 'admin']
+  })
+  t.same(tightened.breaking, ['auth.changed login', 'scopes.changed login'])
+  t.equal(tightened.diff.breaking[0].message, 'command login now requires auth')
+  t.equal(tightened.diff.breaking[1].message, 'command login: required scopes added ["admin"]')
+
+  const relaxed = describedDiff((m) => {
+    m.commands.login.auth = 'required'
+    m.commands.login.requiredScopes = ['login', 'admin']
+  }, true)
+  t.same(relaxed.breaking, [])
+  t.same(relaxed.nonBreaking, ['auth.changed login', 'scopes.changed login'])
+  t.equal(relaxed.diff.nonBreaking[1].message, 'command login: required scopes removed ["admin"]')
+
+  const declared = describedDiff((m) => { delete m.commands.login.auth }, true)
+  t.same(declared.nonBreaking, ['auth.changed login'], 'optional auth where there was none lets every call through')
+  t.equal(declared.diff.nonBreaking[0].message, 'command login auth changed from none to "optional"')
+
+  const fromNone = describedDiff((m) => { delete m.commands.login.requiredScopes }, true)
+  t.same(fromNone.breaking, ['scopes.changed login'])
+  const swapped = describedDiff((m) => { m.commands.login.requiredScopes = ['signin'] })
+  t.equal(swapped.diff.breaking[0].message, 'command login: required scopes added ["signin"], removed ["login"]')
+  t.same(describedDiff((m) => { m.commands.login.requiredScopes = ['login'] }).diff, { breaking: [], nonBreaking: [] })
+})
+
+t.test('examples and deprecated never break', async (t) => {
+  const { breaking, nonBreaking, diff } = describedDiff((m) => {
+    m.commands.login.examples = [{ title: 'Sign in', params: { user: { email: 'a@b.example' } } }]
+    m.commands.login.deprecated = true
+  })
+  t.same(breaking, [])
+  t.same(nonBreaking, ['examples.changed login', 'deprecated.changed login'])
+  t.equal(diff.nonBreaking[1].message, 'command login is now deprecated')
+  const undone = describedDiff((m) => { m.commands.login.deprecated = true }, true)
+  t.equal(undone.diff.nonBreaking[0].message, 'command login is no longer deprecated')
+  t.same(describedDiff((m) => { m.commands.login.examples = [] }).nonBreaking, ['examples.changed login'])
+})
+
+t.test('svc-manifest diff prints descriptor changes one per line, messages in one column, paths in --json', async (t) => {
+  const dir = t.testdir()
+  const after = structuredClone(described()) as any
+  user(after).age.required = true
+  user(after).email.format = 'idn-email'
+  after.commands.login.deprecated = true
+  after.checksum = checksumOf(after.commands)
+  await writeFile(join(dir, 'before.json'), JSON.stringify(described()))
+  await writeFile(join(dir, 'after.json'), JSON.stringify(after))
+  const run = await cli('diff', join(dir, 'before.json'), join(dir, 'after.json'))
+  t.equal(run.code, 1)
+  t.equal(run.stdout, [
+    '2 breaking changes:',
+    '  property.required-changed  command login: param user.age is now required instead of optional',
+    '  constraint.changed         command login: param user.email: format changed from "email" to "idn-email"',
+    '1 non-breaking change:',
+    '  deprecated.changed         command login is now deprecated',
+    ''
+  ].join('\n'))
+  const json = await cli('diff', join(dir, 'before.json'), join(dir, 'after.json'), '--json')
+  t.same(JSON.parse(json.stdout).breaking[1], {
+    kind: 'constraint.changed',
+    name: 'login(user)',
+    message: 'command login: param user.email: format changed from "email" to "idn-email"',
+    path: 'commands.login.params.user.properties.email.format'
+  })
 })
