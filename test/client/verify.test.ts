@@ -70,3 +70,32 @@ t.test('a type field naming a type the manifest does not define is refused befor
   manifest.types.Sku = { type: 'string' }
   t.same(verifyManifest(manifest), { ok: true, errors: [] }, 'defined: accepted')
 })
+
+t.test('a type named inside items or nested properties must be defined too, however deep', async (t) => {
+  const manifest = await served('1.0')
+  manifest.commands.search.params = {
+    filter: {
+      type: 'object',
+      required: false,
+      properties: {
+        brand: { type: 'Brand', required: false },
+        tags: { type: 'array', required: false, items: { type: 'object', properties: { label: { type: 'Label', required: true } } } }
+      }
+    },
+    skus: { type: 'array', required: false, items: { type: 'Sku' } }
+  }
+  manifest.types.Bundle = { type: 'array', items: { type: 'Product' } }
+  manifest.types.Shelf = { type: 'object', properties: { rows: { type: 'array', required: true, items: { type: 'Row' } } } }
+  manifest.checksum = checksumOf(manifest.commands)
+  t.same(verifyManifest(manifest), {
+    ok: false,
+    errors: [
+      '/commands/search/params/filter/properties/brand/type: "Brand" is neither a JSON type nor a type defined in /types',
+      '/commands/search/params/filter/properties/tags/items/properties/label/type: "Label" is neither a JSON type nor a type defined in /types',
+      '/commands/search/params/skus/items/type: "Sku" is neither a JSON type nor a type defined in /types',
+      '/types/Shelf/properties/rows/items/type: "Row" is neither a JSON type nor a type defined in /types'
+    ]
+  }, 'Bundle\'s items name a type that is defined: no error')
+  Object.assign(manifest.types, { Brand: { type: 'string' }, Label: { type: 'string' }, Sku: { type: 'string' }, Row: { type: 'array' } })
+  t.same(verifyManifest(manifest), { ok: true, errors: [] }, 'all defined: accepted')
+})
