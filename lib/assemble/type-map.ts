@@ -133,9 +133,10 @@ export interface SchemaLookup extends TypeNames {
  * `default` and `description`; any other schema says, after its type, what it declares (see DESCRIBED),
  * then its `items` and its `properties`, described the same way however deep, up to MAX_DEPTH.
  */
-export function describeField (schema: unknown, types: SchemaLookup, where: string, required?: boolean, depth = 0): ManifestField {
+export function describeField (schema: unknown, types: SchemaLookup, where: string, required?: boolean, depth = 0, leaveOut = true): ManifestField {
   if (depth > MAX_DEPTH) {
-    throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: items and properties nest more than ${MAX_DEPTH} levels deep, or the schema contains itself. Register the repeating part as a type (the "types" option, or app.addSchema({ $id })) and refer to it with $ref.`)
+    const error = new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: items and properties nest more than ${MAX_DEPTH} levels deep, or the schema contains itself. Register the repeating part as a type (the "types" option, or app.addSchema({ $id })) and refer to it with $ref.`)
+    throw Object.defineProperty(error, TOO_DEEP, { value: true })
   }
   const type = typeNameOf(schema, types, where)
   const node = schema as Schema
@@ -159,9 +160,42 @@ export function describeField (schema: unknown, types: SchemaLookup, where: stri
       target[keyword] = value
     }
   }
-  if (type === 'array' && isPlainObject(body.items)) field.items = describeField(body.items, types, `${where}[]`, undefined, depth + 1)
-  if (type === 'object' && propertiesOf(body) !== undefined) field.properties = propertiesOfSchema(body, types, where, depth + 1)
+  const nested = leaveOut ? describedOrLeftOut : describedWhole
+  if (type === 'array' && isPlainObject(body.items)) {
+    const items = nested(() => describeField(body.items, types, `${where}[]`, undefined, depth + 1))
+    if (items !== undefined) field.items = items
+  }
+  if (type === 'object' && propertiesOf(body) !== undefined) {
+    const properties = nested(() => propertiesOfSchema(body, types, where, depth + 1))
+    if (properties !== undefined) field.properties = properties
+  }
   return field
+}
+
+/** Marks the depth error, which a nested part passes on: a schema that contains itself is refused whole. */
+const TOO_DEEP = Symbol('too deep')
+
+/**
+ * A nested part of a field that the manifest cannot name with one type — an `$ref` to something neither
+ * registered nor shared (a pointer into the route's own schema, `#/definitions/note`; a schema with its own
+ * `$id` inside it), or a union of several types (`items: { anyOf: [{ type: 'string' }, { type: 'number' }] }`)
+ * — is the route's to check: the manifest leaves that part out (an array without `items`, an object without
+ * `properties`) rather than describe it wrongly or refuse a route Fastify validates. The field itself is
+ * still described, and at the top level the same schema stays an error naming it, as does a type's own
+ * property (which is the type's field, not a detail of one).
+ */
+function describedWhole<T> (describe: () => T): T {
+  return describe()
+}
+
+function describedOrLeftOut<T> (describe: () => T): T | undefined {
+  try {
+    return describe()
+  } catch (error) {
+    const { code } = error as { code?: unknown }
+    if ((code === 'FST_SVC_UNKNOWN_REF' || code === 'FST_SVC_UNMAPPABLE_SCHEMA') && (error as Record<symbol, unknown>)[TOO_DEEP] !== true) return undefined
+    throw error
+  }
 }
 
 /** The keywords a descriptor carries after `enum`, in its key order, with the kind of value each takes. */
@@ -235,7 +269,7 @@ export function typeRefOf (schema: unknown, types: SchemaLookup, where: string):
 /** A type's definition: a copy without its `$id`, so that neither its id nor its identity names it. */
 export function describeType (schema: Schema, types: SchemaLookup, where: string): ManifestField {
   const { $id, ...rest } = schema
-  return describeField(rest, types, where)
+  return describeField(rest, types, where, undefined, 0, false)
 }
 
 /** `{ field: descriptor }` for every property of an object schema (an event's data), with `required`. */

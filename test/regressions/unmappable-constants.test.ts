@@ -51,8 +51,9 @@ t.test('constants of JSON types still map', async (t) => {
   const manifest = await fetchManifest(await readyApp({}, (app) => {
     app.get('/a', { svc: { description: 'A', returns: { anyOf: [{ const: 'x' }, { const: null }] }, params: { type: 'object', properties: { o: { const: { a: 1 } }, l: { enum: [[1], [2]] } } } } }, async () => ({}))
   }))
-  t.same(manifest.commands.a.returns, { type: 'string' })
-  t.same(manifest.commands.a.params, { o: { type: 'object', required: false }, l: { type: 'array', required: false } })
+  // DESIGN §4: a union of consts, or one const, is the field's enum.
+  t.same(manifest.commands.a.returns, { type: 'string', enum: ['x', null] })
+  t.same(manifest.commands.a.params, { o: { type: 'object', required: false, enum: [{ a: 1 }] }, l: { type: 'array', required: false, enum: [[1], [2]] } })
 })
 
 function manifestWithType (type: string): Manifest {
