@@ -3,6 +3,7 @@ import { describeValue } from './util/describe.js'
 import { isPlainObject } from './util/objects.js'
 import { FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD } from './errors.js'
 import { DEFAULT_BASE_PATH } from './manifest/invocation.js'
+import { AUTH_SCHEME_PATTERN } from './manifest/names.js'
 import type { SvcLayout } from './manifest/types.js'
 
 /** What to do about routes the plugin never saw: log a warning (default), fail `ready()`, or nothing. */
@@ -446,8 +447,7 @@ function readNames (value: unknown): NamesConfig {
   return names
 }
 
-/** RFC 9110 token: the characters a scheme word may have. */
-const SCHEME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const SCHEME = new RegExp(AUTH_SCHEME_PATTERN)
 
 function readAuth (value: unknown): SvcAuthOptions {
   if (!isPlainObject(value)) fail('auth', 'an object { type: \'bearer\', description, verify? }', value)

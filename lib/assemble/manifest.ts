@@ -5,7 +5,7 @@ import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECL
 import { canonicalJson, orderedJson, sha256Hex } from '../manifest/canonical.js'
 import { setOwn } from '../util/own-key.js'
 import { isDottedName } from '../manifest/names.js'
-import type { Manifest, ManifestCommand, ManifestEvent, ManifestField, ManifestParam, ManifestType } from '../manifest/types.js'
+import type { Manifest, ManifestAuth, ManifestCommand, ManifestEvent, ManifestField, ManifestParam, ManifestType } from '../manifest/types.js'
 import type { Config } from '../options.js'
 import { deriveName } from './derive-name.js'
 import { assertJsonValues } from './checksum-values.js'
@@ -48,7 +48,7 @@ export function buildManifest (
     ...(config.about !== undefined && { about: config.about }),
     version: config.version,
     baseUrl: config.baseUrl,
-    ...(config.auth !== undefined && { auth: { type: config.auth.type, description: config.auth.description } }),
+    ...(config.auth !== undefined && { auth: manifestAuth(config.auth) }),
     commands,
     events,
     ...(config.layout === '0.5.0' && { channels: sortedMap(declarations.channels, (channel) => ({ description: channel.description }), problems) }),
@@ -206,4 +206,11 @@ function sortedMap<V, R> (entries: Map<string, V>, build: (value: V, name: strin
     }
   }
   return out
+}
+
+/** The manifest's `auth`: `scheme` only when it is not `Bearer`, the default every client assumes. */
+function manifestAuth (auth: NonNullable<Config['auth']>): ManifestAuth {
+  const served: ManifestAuth = { type: auth.type, description: auth.description }
+  if (auth.scheme !== undefined && auth.scheme.toLowerCase() !== 'bearer') served.scheme = auth.scheme
+  return served
 }

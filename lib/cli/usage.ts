@@ -77,7 +77,7 @@ JSON object; name=value pairs override it.
 
 Options:
   --params <JSON>       Params as a JSON object
-  --token <T>           Send "Authorization: Bearer <T>"
+  --token <T>           Send "Authorization: Bearer <T>" (or the scheme the manifest names)
   --timeout <seconds>   Give up on each request (manifest, then command) after this long (default 10)
 
 Exit codes: 0 printed, 1 the command failed (its code, status and message on stderr), 2 usage, network
@@ -92,7 +92,7 @@ the protocol only; messages go to stderr. It serves until its input ends. Needs 
 @modelcontextprotocol/server.
 
 Options:
-  --token <T>           Send "Authorization: Bearer <T>" with every call
+  --token <T>           Send "Authorization: Bearer <T>" with every call (or the scheme the manifest names)
   --timeout <seconds>   Give up on each request (manifest, then each call) after this long (default 10)
 
 Exit codes: 0 input ended, 1 some commands cannot be tools (names too long or clashing), 2 usage,

@@ -106,6 +106,10 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     link: async () => {
       if (cached === undefined) await get()
       return link
+    },
+    scheme: async () => {
+      if (cached === undefined) await get()
+      return schemeOf(cached?.manifest)
     }
   })
   /** The events endpoint named by the manifest's `Link` header, on the manifest's origin (else `/svc/events`). */
@@ -117,7 +121,7 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
   async function subscribe (options: SubscribeOptions, onEvent: (event: SvcEvent) => void | Promise<void>): Promise<void> {
     const target = await eventsEndpoint(options.signal)
     if (options.events !== undefined) target.searchParams.set('events', options.events.join(','))
-    await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onEvent({ id: frame.id as string, event: frame.event as string, data: frame.data }))
+    await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onEvent({ id: frame.id as string, event: frame.event as string, data: frame.data }), schemeOf(cached?.manifest))
   }
 
   async function watch (channel: string, key: string, options: StreamOptions, onState: (state: ChannelState) => void | Promise<void>): Promise<void> {
@@ -130,7 +134,7 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     // The manifest's Link names the channels' base; a server that does not keeps them beside the events endpoint.
     const base = linkedEndpoint(url, link, 'channels') ?? new URL('channels', await eventsEndpoint(options.signal)).href
     const target = new URL(`${base}/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`)
-    await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onState(frame.data as ChannelState))
+    await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onState(frame.data as ChannelState), schemeOf(cached?.manifest))
   }
 
   return {
@@ -194,4 +198,9 @@ async function readManifest (url: string, response: HttpResponse): Promise<Manif
     throw new ManifestClientError('SVC_CLIENT_CHECKSUM_MISMATCH', `GET ${url} answered 200 with a manifest whose checksum does not match its commands; refused`, { errors: tampered })
   }
   return body as Manifest
+}
+
+/** The word a token is sent with: the manifest's `auth.scheme` (e.g. `Token`), else `Bearer`. */
+function schemeOf (manifest: Manifest | undefined): string {
+  return manifest?.auth?.scheme ?? 'Bearer'
 }

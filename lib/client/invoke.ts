@@ -4,7 +4,10 @@ import { exchange, type HttpRequest } from './http.js'
 
 /** Options of one call. */
 export interface InvokeOptions {
-  /** Sent as `Authorization: Bearer <token>`. Only to the origin of the manifest (or the explicit `invokeUrl`). */
+  /**
+   * Sent as `Authorization: <scheme> <token>`, the scheme the manifest's `auth` names (`Bearer` when it names
+   * none). Only to the origin of the manifest (or the explicit `invokeUrl`).
+   */
   token?: string
   signal?: AbortSignal
 }
@@ -71,6 +74,8 @@ interface InvokerSetup {
   invokeUrl?: string
   /** The `Link` header of the last manifest response; fetches the manifest first when there is none yet. */
   link: () => Promise<string | undefined>
+  /** The word a token is sent with: the manifest's `auth.scheme`, else `Bearer`. */
+  scheme: () => Promise<string>
 }
 
 type Endpoint = 'execute' | 'pipeline' | 'events' | 'channels'
@@ -86,7 +91,7 @@ export function createInvoker (setup: InvokerSetup): Invoker {
   async function post (name: Endpoint, body: unknown, options: InvokeOptions): Promise<Envelope> {
     const url = await endpoint(name)
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
-    if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`
+    if (options.token !== undefined) headers.authorization = `${await setup.scheme()} ${options.token}`
     // A redirect is not followed: the body and the token go to the endpoint named, or nowhere.
     const request: HttpRequest = { ...setup.http, method: 'POST', headers, body: JSON.stringify(body), signal: options.signal, followRedirects: false }
     const { status, text } = await exchange(url, request, async (response) => ({ status: response.status, text: await response.text() }))

@@ -3,7 +3,7 @@ import { ManifestClientError } from './errors.js'
 import { exchange, type HttpResponse } from './http.js'
 
 export interface StreamOptions {
-  /** Sent as `Authorization: Bearer <token>`. */
+  /** Sent as `Authorization: <scheme> <token>`, the scheme the manifest's `auth` names (`Bearer` when it names none). */
   token?: string
   /** Aborting it ends the subscription: the promise resolves. */
   signal?: AbortSignal
@@ -62,7 +62,7 @@ export interface StreamHttp {
  * error thrown by `onFrame` and a frame over `maxBodySize` (`SVC_CLIENT_TOO_LARGE`). Resolves when `signal`
  * aborts.
  */
-export async function consumeStream (url: URL, http: StreamHttp, options: StreamOptions, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
+export async function consumeStream (url: URL, http: StreamHttp, options: StreamOptions, onFrame: (frame: Frame) => void | Promise<void>, scheme = 'Bearer'): Promise<void> {
   const { signal, token } = options
   const initialDelay = options.reconnect?.initialDelay ?? DEFAULT_INITIAL_DELAY
   const maxDelay = options.reconnect?.maxDelay ?? DEFAULT_MAX_DELAY
@@ -72,7 +72,7 @@ export async function consumeStream (url: URL, http: StreamHttp, options: Stream
   let failures = 0
   while (!aborted(signal)) {
     const headers: Record<string, string> = { accept: 'text/event-stream' }
-    if (token !== undefined) headers.authorization = `Bearer ${token}`
+    if (token !== undefined) headers.authorization = `${scheme} ${token}`
     if (lastEventId !== undefined) headers['last-event-id'] = lastEventId
     try {
       await exchange(url.href, { headers, ...http, signal }, async (response) => {

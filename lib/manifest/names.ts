@@ -8,6 +8,9 @@ export const TYPE_NAME_PATTERN = '^[A-Za-z_$][A-Za-z0-9_$]*$'
  */
 export const TYPE_REFERENCE_PATTERN = '^(?!(?:undefined|bigint|symbol|function)$)[A-Za-z_$][A-Za-z0-9_$]*$'
 
+/** An `Authorization` scheme word (RFC 9110 token), such as `Bearer` or `Token`. */
+export const AUTH_SCHEME_PATTERN = "^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$"
+
 export const DOTTED_NAME = new RegExp(DOTTED_NAME_PATTERN)
 export const TYPE_NAME = new RegExp(TYPE_NAME_PATTERN)
 

@@ -1,5 +1,5 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import { DOTTED_NAME_PATTERN, TYPE_REFERENCE_PATTERN } from './names.js'
+import { AUTH_SCHEME_PATTERN, DOTTED_NAME_PATTERN, TYPE_REFERENCE_PATTERN } from './names.js'
 
 /**
  * The served manifest of each layout as TypeBox schemas: the single source of the wire format. The TypeScript
@@ -106,7 +106,9 @@ export const ManifestTypeSchema = ManifestFieldSchema
 
 export const ManifestAuthSchema = Type.Object({
   type: Type.Literal('bearer'),
-  description: Text
+  description: Text,
+  /** The word before the token in `Authorization` when it is not `Bearer` (e.g. `Token`). */
+  scheme: Type.Optional(Type.String({ pattern: AUTH_SCHEME_PATTERN }))
 }, { additionalProperties: false })
 
 const commands = NamedMap(DOTTED_NAME_PATTERN, ManifestCommandSchema)
