@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
-import type { IncomingHttpHeaders } from 'node:http'
+import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions, RouteOptions } from 'fastify'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { answerOf, InnerRequest, InnerResponse, InnerSocket } from './inner.js'
 import { outcomeOf, refusal, type Outcome, type RouteResponse } from './outcome.js'
 import type { Catalog } from '../catalog.js'
 import { planRequest, planRoute, type RoutePlan } from './route-plan.js'
@@ -10,10 +11,15 @@ const NOT_FORWARDED = new Set([
   'content-length', 'content-type', 'content-encoding', 'expect', 'accept-encoding'
 ])
 
+/** A route that says, in its `config`, that a command call must reach it through `app.inject()`. */
+export const INJECT_CONFIG = 'svcDispatch'
+
 /**
- * Calls commands by name: each through `app.inject()` on its own route, so every hook, validator and
- * auth rule of the route applies, with the caller's headers and address. Only commands of the catalog
- * are reachable; the plugin never adds a credential.
+ * Calls commands by name: each through Fastify's own router (`app.routing`) on its own route, with an
+ * inner request and response kept in memory, so every hook, validator, serializer, error handler and auth
+ * rule of the route applies, with the caller's headers and address. A route that needs a real connection
+ * (`websocket: true`, or `config: { svcDispatch: 'inject' }`) is called through `app.inject()` instead.
+ * Only commands of the catalog are reachable; the plugin never adds a credential.
  */
 export class Dispatcher {
   /**
@@ -22,8 +28,16 @@ export class Dispatcher {
    */
   private readonly plans = new Map<string, RoutePlan>()
 
+  /** `METHOD url` of the routes called through `app.inject()`. */
+  private readonly injected = new Set<string>()
+  /** Set as the app starts to close: a call from then on is refused, whichever way it would go. */
+  private closing = false
+
   /** `catalog()` is undefined until `ready()` has built the manifest (and stays so when it failed). */
-  constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined) {}
+  constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined) {
+    app.addHook('onRoute', (route) => { this.recordRoute(route) })
+    app.addHook('preClose', async () => { this.closing = true })
+  }
 
   async dispatch (request: FastifyRequest, command: string, params: Record<string, unknown>): Promise<Outcome> {
     const catalog = this.catalog()
@@ -34,7 +48,9 @@ export class Dispatcher {
     if ('invalid' in planned) return refusal(400, 'INVALID_PARAMS', planned.invalid)
     const astray = plan.pathParams.length === 0 ? undefined : this.astray(plan, planned.path, params, request)
     if (astray !== undefined) return refusal(400, 'INVALID_PARAMS', astray)
+    if (this.closing) return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
     const headers = forwardedHeaders(request)
+    if (!this.injected.has(`${plan.method} ${plan.url}`)) return outcomeOf(await this.route(plan.method, planned.url, planned.payload, headers, request))
     if (planned.payload !== undefined) headers['content-type'] = 'application/json'
     const options: InjectOptions = {
       method: plan.method as HTTPMethods,
@@ -48,10 +64,40 @@ export class Dispatcher {
     }
     try {
       return outcomeOf(await inject(this.app, options))
+    /* c8 ignore next 4 -- Fastify refuses to inject once the app is closing, and the preClose hook above
+       refuses every call first; kept so that a refusal never leaves a call hanging. */
     } catch {
-      // Fastify refuses to inject once the app is closing.
       return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
     }
+  }
+
+  /**
+   * The route's lifecycle on an inner request and response: Fastify's router takes them as it takes a
+   * request off the wire (URL rewriting, constraints, hooks, parsing, validation, handler, serialisation,
+   * `onSend`, `onResponse`), and the answer is read when the response finishes.
+   */
+  private route (method: string, url: string, payload: string | undefined, headers: IncomingHttpHeaders, request: FastifyRequest): Promise<RouteResponse> {
+    if (payload !== undefined) {
+      headers['content-type'] = 'application/json'
+      headers['content-length'] = String(Buffer.byteLength(payload))
+    }
+    // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
+    headers.host = request.headers.host
+    const socket = new InnerSocket(request.ip, request.raw.socket)
+    const inner = new InnerRequest(method, url, headers, socket, payload)
+    const response = new InnerResponse(inner)
+    return new Promise((resolve) => {
+      response.on('error', ignore)
+      response.on('close', () => {
+        resolve(response.writableFinished ? answerOf(response) : CUT_OFF)
+      })
+      this.app.routing(inner as unknown as IncomingMessage, response as unknown as ServerResponse)
+    })
+  }
+
+  private recordRoute ({ method, url, websocket, config }: RouteOptions & { websocket?: unknown }): void {
+    if (websocket !== true && (config as Record<string, unknown> | undefined)?.[INJECT_CONFIG] !== 'inject') return
+    for (const one of typeof method === 'string' ? [method] : method) this.injected.add(`${one} ${url}`)
   }
 
   /**
@@ -95,12 +141,22 @@ export class Dispatcher {
   }
 }
 
+/** A response the route destroyed before it finished (a stream that failed after its first bytes). */
+const CUT_OFF: RouteResponse = {
+  statusCode: 502,
+  headers: { 'content-type': 'text/plain' },
+  body: 'The route\'s response broke off before it was complete.'
+}
+
+function ignore (): void {}
+
 /** The callback form of `inject` starts at once, where the promise form waits a tick. */
 function inject (app: FastifyInstance, options: InjectOptions): Promise<RouteResponse> {
   return new Promise((resolve, reject) => {
     app.inject(options, (error, response) => {
+      /* c8 ignore next -- inject fails only once the app is closing, and dispatch refuses calls from then on */
       if (error !== null && error !== undefined) reject(error)
-      else resolve(response as RouteResponse)
+      else resolve({ statusCode: response!.statusCode, headers: response!.headers, body: response!.rawPayload })
     })
   })
 }

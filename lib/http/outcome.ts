@@ -1,24 +1,41 @@
 import { STATUS_CODES, type OutgoingHttpHeaders } from 'node:http'
 import { codeOfStatus, type CommandErrorBody, type CommandFailure, type CommandSuccess } from '../manifest/invocation.js'
+import { isJsonText } from './json-text.js'
 
 /**
  * A command's outcome, the response headers of its route that are passed on to the caller, and the size
  * of the route's body (what holding the outcome costs a pipeline).
  */
-export type Outcome = (CommandSuccess | CommandFailure) & { headers?: OutgoingHttpHeaders, bytes?: number }
+export type Outcome = (CommandSuccess | CommandFailure) & { headers?: OutgoingHttpHeaders, bytes?: number, json?: string }
 
-/** What an inner response looks like to us (the part of light-my-request's response that is read). */
+/** What an inner response looks like to us, whichever way the route was called. */
 export interface RouteResponse {
   statusCode: number
   headers: OutgoingHttpHeaders
-  rawPayload: Buffer
-  /** `rawPayload` as UTF-8 text, already decoded by light-my-request. */
-  payload: string
+  /** The body as the route wrote it: one string, or bytes. */
+  body: string | Buffer
 }
 
 /** A refusal by the plugin itself, before or instead of calling the route. */
 export function refusal (status: number, code: string, message: string): CommandFailure {
   return { ok: false, error: { code, message, status } }
+}
+
+/**
+ * A success whose result is the route's JSON text, checked and kept as text: execute splices it into its
+ * envelope as it is. The value is parsed only where something reads `result` (a pipeline's references,
+ * MCP's structured content), once.
+ */
+class JsonSuccess implements CommandSuccess {
+  readonly ok = true
+  private parsed: { value: unknown } | undefined
+
+  constructor (readonly json: string) {}
+
+  get result (): unknown {
+    this.parsed ??= { value: JSON.parse(this.json) }
+    return this.parsed.value
+  }
 }
 
 const RELAYED = new Set(['www-authenticate', 'retry-after', 'set-cookie', 'ratelimit'])
@@ -29,43 +46,46 @@ export function outcomeOf (response: RouteResponse): Outcome {
   const outcome: Outcome = status >= 200 && status < 300 ? successOf(response) : failureOf(response)
   const headers = relayedHeaders(response.headers)
   if (headers !== undefined) outcome.headers = headers
-  outcome.bytes = response.rawPayload.length
+  const { body } = response
+  outcome.bytes = typeof body === 'string' ? Buffer.byteLength(body) : body.length
   return outcome
 }
 
-function successOf ({ headers, rawPayload, payload }: RouteResponse): CommandSuccess {
-  if (rawPayload.length === 0) return { ok: true, result: null }
+function successOf ({ headers, body }: RouteResponse): CommandSuccess {
+  if (body.length === 0) return { ok: true, result: null }
   const contentType = headers['content-type'] as string | undefined
   const kind = bodyKind(contentType)
   if (kind === 'json') {
-    try {
-      return { ok: true, result: JSON.parse(payload) }
-    } catch {
-      // A route that calls its body JSON but sends something else: the text is all there is to pass on.
-      return { ok: true, result: payload }
-    }
+    const text = textOf(body)
+    // A route that calls its body JSON but sends something else: the text is all there is to pass on.
+    return isJsonText(text) ? new JsonSuccess(text) : { ok: true, result: text }
   }
-  if (kind === 'text') return { ok: true, result: payload }
-  return { ok: true, result: rawPayload.toString('base64'), encoding: 'base64', contentType: contentType ?? 'application/octet-stream' }
+  if (kind === 'text') return { ok: true, result: textOf(body) }
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body
+  return { ok: true, result: bytes.toString('base64'), encoding: 'base64', contentType: contentType ?? 'application/octet-stream' }
 }
 
 /** `message` is what the route sent, never more: Fastify's error JSON `message`, a text body, else the status text. */
-function failureOf ({ statusCode, headers, payload }: RouteResponse): CommandFailure {
+function failureOf ({ statusCode, headers, body }: RouteResponse): CommandFailure {
   // A redirect or other non-2xx, non-error status cannot be the status of an envelope with a body.
   const status = statusCode >= 400 ? statusCode : 502
   const error: CommandErrorBody = { code: codeOfStatus(status), message: '', status }
   const kind = bodyKind(headers['content-type'] as string | undefined)
   let sent: unknown
-  if (kind === 'json') sent = parseOrUndefined(payload)
+  if (kind === 'json') sent = parseOrUndefined(textOf(body))
   if (sent !== null && typeof sent === 'object') {
     const { message, code } = sent as { message?: unknown, code?: unknown }
     if (typeof message === 'string') error.message = message
     if (typeof code === 'string') error.cause = code
   } else if (kind === 'text') {
-    error.message = payload
+    error.message = textOf(body)
   }
   if (error.message === '') error.message = statusCode >= 400 ? STATUS_CODES[statusCode] ?? `HTTP ${statusCode}` : `The route answered ${statusCode}, which is not a result.`
   return { ok: false, error }
+}
+
+function textOf (body: string | Buffer): string {
+  return typeof body === 'string' ? body : body.toString('utf8')
 }
 
 function bodyKind (contentType: string | undefined): 'json' | 'text' | 'other' {

@@ -1,0 +1,221 @@
+import { EventEmitter } from 'node:events'
+import type { IncomingHttpHeaders, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http'
+import { Readable, Writable } from 'node:stream'
+
+/**
+ * The inner request and response of a command call, handed to Fastify's own router (`app.routing`): the
+ * route runs its whole lifecycle on them — hooks, body parsing, validation, serialisation, error handler,
+ * `onSend` and `onResponse` — as on a request off the wire. They are what `app.inject()` builds, less what
+ * a call inside the process never needs: a `ServerResponse` over a null socket, header copies by regular
+ * expressions, a timer per write, WHATWG URL parsing.
+ */
+
+/** The connection an inner request reports: the caller's address and transport, no socket to write on. */
+export class InnerSocket extends EventEmitter {
+  readonly remotePort: number | undefined
+  readonly remoteFamily: string | undefined
+  readonly encrypted: boolean | undefined
+  readonly localAddress: string | undefined
+  readonly localPort: number | undefined
+  destroyed = false
+
+  constructor (readonly remoteAddress: string, caller: { remotePort?: number, remoteFamily?: string, encrypted?: boolean, localAddress?: string, localPort?: number } | undefined) {
+    super()
+    this.remotePort = caller?.remotePort
+    this.remoteFamily = caller?.remoteFamily
+    this.encrypted = caller?.encrypted
+    this.localAddress = caller?.localAddress
+    this.localPort = caller?.localPort
+  }
+
+  setTimeout (): this {
+    return this
+  }
+
+  destroy (): this {
+    this.destroyed = true
+    return this
+  }
+}
+
+/** An `IncomingMessage` as Fastify and plugins read one: a readable of the JSON body, with its head. */
+export class InnerRequest extends Readable {
+  readonly httpVersion = '1.1'
+  readonly httpVersionMajor = 1
+  readonly httpVersionMinor = 1
+  readonly trailers: Record<string, string> = {}
+  readonly rawTrailers: string[] = []
+  aborted = false
+  complete = false
+
+  constructor (
+    readonly method: string,
+    public url: string,
+    readonly headers: IncomingHttpHeaders,
+    readonly socket: InnerSocket,
+    private body: string | undefined
+  ) {
+    super()
+  }
+
+  /** The headers as name, value pairs, as Node gives them (a repeated header once per value). */
+  get rawHeaders (): string[] {
+    const pairs: string[] = []
+    for (const name of Object.keys(this.headers)) {
+      const value = this.headers[name]
+      if (Array.isArray(value)) for (const item of value) pairs.push(name, item)
+      else if (value !== undefined) pairs.push(name, value)
+    }
+    return pairs
+  }
+
+  get connection (): InnerSocket {
+    return this.socket
+  }
+
+  override _read (): void {
+    const body = this.body
+    this.body = undefined
+    if (body !== undefined) this.push(body)
+    this.complete = true
+    this.push(null)
+  }
+}
+
+function headersSentError (): Error {
+  return Object.assign(new Error('Cannot set headers after they are sent to the client'), { code: 'ERR_HTTP_HEADERS_SENT' })
+}
+
+/**
+ * A `ServerResponse` as Fastify and plugins write one: status, headers and body are collected in memory;
+ * `finish` means the route is done with it (`onResponse` hooks run then, as on the wire).
+ */
+export class InnerResponse extends Writable {
+  statusCode = 200
+  statusMessage = ''
+  headersSent = false
+  sendDate = false
+  trailers: OutgoingHttpHeaders | undefined
+  /** What was written: most routes write one string or one buffer. */
+  readonly chunks: Array<string | Buffer> = []
+  private fields: OutgoingHttpHeaders = {}
+
+  constructor (readonly req: InnerRequest) {
+    super({ decodeStrings: false })
+  }
+
+  get socket (): InnerSocket {
+    return this.req.socket
+  }
+
+  get connection (): InnerSocket {
+    return this.req.socket
+  }
+
+  get finished (): boolean {
+    return this.writableEnded
+  }
+
+  setHeader (name: string, value: OutgoingHttpHeader): this {
+    if (this.headersSent) throw headersSentError()
+    this.fields[name.toLowerCase()] = value
+    return this
+  }
+
+  appendHeader (name: string, value: string | readonly string[]): this {
+    const key = name.toLowerCase()
+    const current = this.fields[key]
+    const values: string[] = []
+    if (Array.isArray(current)) values.push(...current)
+    else if (current !== undefined) values.push(String(current))
+    if (typeof value === 'string') values.push(value)
+    else values.push(...value)
+    this.fields[key] = values.length === 1 ? values[0] : values
+    return this
+  }
+
+  getHeader (name: string): OutgoingHttpHeader | undefined {
+    return this.fields[name.toLowerCase()]
+  }
+
+  getHeaders (): OutgoingHttpHeaders {
+    return { ...this.fields }
+  }
+
+  getHeaderNames (): string[] {
+    return Object.keys(this.fields)
+  }
+
+  hasHeader (name: string): boolean {
+    return this.fields[name.toLowerCase()] !== undefined
+  }
+
+  removeHeader (name: string): void {
+    if (this.headersSent) throw headersSentError()
+    delete this.fields[name.toLowerCase()]
+  }
+
+  /** `writeHead(status[, message][, headers])`, headers as an object or as name, value pairs. */
+  writeHead (statusCode: number, message?: string | OutgoingHttpHeaders | OutgoingHttpHeader[], headers?: OutgoingHttpHeaders | OutgoingHttpHeader[]): this {
+    if (this.headersSent) throw headersSentError()
+    if (typeof message === 'string') this.statusMessage = message
+    else headers = message
+    this.statusCode = statusCode
+    if (Array.isArray(headers)) {
+      for (let index = 0; index + 1 < headers.length; index += 2) this.fields[String(headers[index]).toLowerCase()] = headers[index + 1]
+    } else if (headers !== undefined) {
+      for (const name of Object.keys(headers)) {
+        const value = headers[name]
+        if (value !== undefined) this.fields[name.toLowerCase()] = value
+      }
+    }
+    this.headersSent = true
+    return this
+  }
+
+  flushHeaders (): void {
+    this.headersSent = true
+  }
+
+  writeEarlyHints (hints: unknown, callback?: () => void): void {
+    if (callback !== undefined) callback()
+  }
+
+  writeContinue (): void {}
+
+  addTrailers (trailers: OutgoingHttpHeaders): void {
+    this.trailers = { ...this.trailers, ...trailers }
+  }
+
+  setTimeout (): this {
+    return this
+  }
+
+  override _write (chunk: string | Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    this.headersSent = true
+    this.chunks.push(typeof chunk === 'string' && encoding !== 'utf8' && encoding !== 'utf-8' ? Buffer.from(chunk, encoding) : chunk)
+    callback()
+  }
+
+  override _final (callback: (error?: Error | null) => void): void {
+    this.headersSent = true
+    callback()
+  }
+}
+
+/** The inner response once the route is done with it: what the outcome is read from. */
+export interface InnerAnswer {
+  statusCode: number
+  headers: OutgoingHttpHeaders
+  /** The body: one string when the route wrote one, else the bytes. */
+  body: string | Buffer
+}
+
+export function answerOf (response: InnerResponse): InnerAnswer {
+  const { chunks } = response
+  let body: string | Buffer
+  if (chunks.length === 1) body = chunks[0]
+  else if (chunks.length === 0) body = ''
+  else body = Buffer.concat(chunks.map((chunk) => typeof chunk === 'string' ? Buffer.from(chunk) : chunk))
+  return { statusCode: response.statusCode, headers: response.getHeaders(), body }
+}
