@@ -18,6 +18,11 @@ export function sendError (reply: FastifyReply, error: CommandErrorBody, request
 export function sendOutcome (reply: FastifyReply, outcome: Outcome, requestId: unknown): FastifyReply {
   if (outcome.headers !== undefined) relayHeaders(reply, outcome.headers)
   if (!outcome.ok) return sendError(reply, outcome.error, requestId)
+  // The route's JSON text, already checked, goes into the envelope as it is: no parse, no stringify.
+  if (outcome.json !== undefined) {
+    const tail = requestId === undefined ? '}' : `,"requestId":${JSON.stringify(requestId)}}`
+    return reply.type('application/json; charset=utf-8').send(`{"ok":true,"result":${outcome.json}${tail}`)
+  }
   const body: Record<string, unknown> = { ok: true, result: outcome.result }
   if (outcome.encoding !== undefined) {
     body.encoding = outcome.encoding
