@@ -29,7 +29,7 @@ export interface PageManifest {
   about?: string
   version: string
   baseUrl: string
-  auth?: { type: string, description: string }
+  auth?: { type: string, description: string, scheme?: string }
   commands: Record<string, PageCommand>
   events: Record<string, { description: string, data?: Record<string, Descriptor> }>
   channels?: Record<string, { description: string }>
@@ -73,6 +73,11 @@ export function matchesFilter (name: string, command: PageCommand, query: string
   const words = query.toLowerCase().split(/\s+/).filter((word) => word !== '')
   const text = [name, command.description, ...(command.tags ?? [])].join('\n').toLowerCase()
   return words.every((word) => text.includes(word))
+}
+
+/** The word before the token in `Authorization`: the manifest's `auth.scheme`, else `Bearer`. */
+export function authScheme (manifest: Pick<PageManifest, 'auth'>): string {
+  return manifest.auth?.scheme ?? 'Bearer'
 }
 
 /** The hints as short phrases: `idempotent`, `no side effects`. */

@@ -60,12 +60,12 @@ export function executeBody (command: string, params: Record<string, unknown>): 
 }
 
 /**
- * The call as a shell command. The token stays out of it (`$TOKEN`), so what is copied or shown on a
- * shared screen never carries the credential.
+ * The call as a shell command; `scheme` (`Bearer`, or the manifest's own) when a token goes with it. The
+ * token stays out of it (`$TOKEN`), so what is copied or shown on a shared screen never carries it.
  */
-export function curlOf (url: string, body: unknown, withToken: boolean): string {
+export function curlOf (url: string, body: unknown, scheme?: string): string {
   const lines = [`curl -s ${shellQuote(url)}`, "-H 'content-type: application/json'"]
-  if (withToken) lines.push('-H "authorization: Bearer $TOKEN"')
+  if (scheme !== undefined) lines.push(`-H "authorization: ${scheme} $TOKEN"`)
   lines.push(`-d ${shellQuote(JSON.stringify(body))}`)
   return lines.join(' \\\n  ')
 }

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { groupByTag, hintPhrases, matchesFilter, UNTAGGED, type PageCommand } from '../../lib/ui/catalog.js'
+import { authScheme, groupByTag, hintPhrases, matchesFilter, UNTAGGED, type PageCommand } from '../../lib/ui/catalog.js'
 import { jsonTokens } from '../../lib/ui/json-view.js'
 import { channelUrl, curlOf, endpointsOf, eventsQuery, executeBody, parseLinks, pipelineStepOf, shellQuote } from '../../lib/ui/requests.js'
 
@@ -41,9 +41,10 @@ t.test('a Link header is read by its grammar', async (t) => {
 t.test('a call as curl, with the token named and never written', async (t) => {
   const body = executeBody('search', { q: "it's" })
   t.same(body, { command: 'search', params: { q: "it's" } })
-  t.equal(curlOf('http://127.0.0.1:3000/svc/execute', body, false),
+  t.equal(curlOf('http://127.0.0.1:3000/svc/execute', body),
     "curl -s 'http://127.0.0.1:3000/svc/execute' \\\n  -H 'content-type: application/json' \\\n  -d '{\"command\":\"search\",\"params\":{\"q\":\"it'\\''s\"}}'")
-  t.match(curlOf('http://x/svc/execute', body, true), /\n {2}-H "authorization: Bearer \$TOKEN" \\\n/)
+  t.match(curlOf('http://x/svc/execute', body, 'Bearer'), /\n {2}-H "authorization: Bearer \$TOKEN" \\\n/)
+  t.match(curlOf('http://x/svc/execute', body, 'Token'), '-H "authorization: Token $TOKEN"', 'the manifest\'s own scheme')
   t.equal(shellQuote("a'b"), "'a'\\''b'")
   t.equal(pipelineStepOf('search', { q: 'tea' }), '{\n  "command": "search",\n  "params": {\n    "q": "tea"\n  }\n}')
 })
@@ -102,6 +103,12 @@ t.test('the filter matches every word in name, description or tags', async (t) =
   t.ok(matchesFilter('cart.add', command, 'write'))
   t.notOk(matchesFilter('cart.add', command, 'cart remove'))
   t.ok(matchesFilter('ping', { description: 'Ping' }, 'pi'))
+})
+
+t.test('the token\'s scheme: the manifest\'s auth.scheme, else Bearer', async (t) => {
+  t.equal(authScheme({ auth: { type: 'bearer', description: 'JWT', scheme: 'Token' } }), 'Token')
+  t.equal(authScheme({ auth: { type: 'bearer', description: 'JWT' } }), 'Bearer')
+  t.equal(authScheme({}), 'Bearer')
 })
 
 t.test('hints as phrases', async (t) => {

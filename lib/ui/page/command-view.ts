@@ -3,7 +3,7 @@
  * execute exactly as an agent would, then shows the status and the result or the error envelope. The
  * same call is shown as `curl` and as a pipeline step, as the form is filled in.
  */
-import { hintPhrases, type PageCommand, type PageManifest } from '../catalog.js'
+import { authScheme, hintPhrases, type PageCommand, type PageManifest } from '../catalog.js'
 import { collectParams, formOf, rawOf, type Descriptor, type ObjectField } from '../form.js'
 import { curlOf, executeBody, pipelineStepOf, type Endpoints } from '../requests.js'
 import { copyable, h, jsonView, replace, type Child } from './dom.js'
@@ -12,8 +12,8 @@ import { renderFields, type Control } from './form-view.js'
 export interface PageContext {
   manifest: PageManifest
   endpoints: Endpoints
-  /** The token the visitor typed; `''` for none. */
-  token: () => string
+  /** The `Authorization` header for the token the visitor typed; `''` for none. */
+  authorization: () => string
 }
 
 /** A collapsed card; its body (and form) is built the first time it is opened. */
@@ -58,8 +58,8 @@ function facts (command: PageCommand): HTMLElement {
     list.append(h('dt', {}, term), h('dd', {}, ...details))
   }
   add('Description', command.description)
-  if (command.auth === 'required') add('Auth', 'A bearer token is required.')
-  if (command.auth === 'optional') add('Auth', 'A bearer token is optional; when sent, it must be valid.')
+  if (command.auth === 'required') add('Auth', 'A token is required.')
+  if (command.auth === 'optional') add('Auth', 'A token is optional; when sent, it must be valid.')
   if (command.requiredScopes !== undefined && command.requiredScopes.length > 0) add('Scopes', ...tagList(command.requiredScopes))
   const hints = hintPhrases(command.hints)
   if (hints.length > 0) add('Hints', ...tagList(hints))
@@ -132,9 +132,9 @@ function callForm (name: string, form: ObjectField, context: PageContext): CallF
 
   function showSameCall (): void {
     const { params } = read()
-    const withToken = context.token() !== '' || context.manifest.commands[name]?.auth !== undefined
+    const withToken = context.authorization() !== '' || context.manifest.commands[name]?.auth !== undefined
     sameCall.replaceChildren(
-      copyable('curl', curlOf(execute ?? `${location.origin}/svc/execute`, executeBody(name, params), withToken)),
+      copyable('curl', curlOf(execute ?? `${location.origin}/svc/execute`, executeBody(name, params), withToken ? authScheme(context.manifest) : undefined)),
       copyable('pipeline step', pipelineStepOf(name, params))
     )
   }
@@ -146,8 +146,8 @@ function callForm (name: string, form: ObjectField, context: PageContext): CallF
       return
     }
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
-    const token = context.token()
-    if (token !== '') headers.authorization = `Bearer ${token}`
+    const authorization = context.authorization()
+    if (authorization !== '') headers.authorization = authorization
     outcome.replaceChildren(h('p', { className: 'status' }, 'Running…'))
     run.disabled = true
     const started = performance.now()

@@ -10,7 +10,7 @@ import { openStream, type Frame, type OpenStream } from './stream.js'
 /** Frames kept on the page; older ones are dropped, so a long session stays light. */
 const KEPT_FRAMES = 100
 
-export function eventsPanel (manifest: PageManifest, endpoints: Endpoints, token: () => string): HTMLElement {
+export function eventsPanel (manifest: PageManifest, endpoints: Endpoints, authorization: () => string): HTMLElement {
   const names = Object.keys(manifest.events)
   const section = h('section', { id: 'events', className: 'panel', attrs: { 'aria-labelledby': 'events-title' } }, h('h2', { id: 'events-title' }, 'Events'))
   if (names.length === 0) {
@@ -33,7 +33,7 @@ export function eventsPanel (manifest: PageManifest, endpoints: Endpoints, token
     const chosen = choices.filter((choice) => choice.box.checked).map((choice) => choice.box.value)
     if (chosen.length === 0) return { missing: 'Choose at least one event.' }
     return { url: `${endpoints.events}${eventsQuery(chosen, names)}` }
-  }, token)
+  }, authorization)
   section.append(
     h('fieldset', {}, h('legend', {}, 'Receive'), h('ul', { className: 'choices' }, ...choices.map((choice) => choice.element))),
     h('div', { className: 'row' }, toggle, viewer.status),
@@ -42,7 +42,7 @@ export function eventsPanel (manifest: PageManifest, endpoints: Endpoints, token
   return section
 }
 
-export function channelsPanel (manifest: PageManifest, endpoints: Endpoints, token: () => string): HTMLElement {
+export function channelsPanel (manifest: PageManifest, endpoints: Endpoints, authorization: () => string): HTMLElement {
   const channels = manifest.channels ?? {}
   const names = Object.keys(channels)
   const section = h('section', { id: 'channels', className: 'panel', attrs: { 'aria-labelledby': 'channels-title' } }, h('h2', { id: 'channels-title' }, 'Channels'))
@@ -56,7 +56,7 @@ export function channelsPanel (manifest: PageManifest, endpoints: Endpoints, tok
   const key = h('input', { id: keyId, type: 'text', required: true, autocomplete: 'off', spellcheck: false, attrs: { 'aria-describedby': `${keyId}-hint` } })
   const frames = h('ol', { className: 'frames', attrs: { role: 'log', 'aria-label': 'States received' } })
   const viewer = streamViewer(frames, (frame) => stateFrame(frame))
-  const toggle = viewer.button('Watch', () => key.value === '' ? { missing: 'Type the key to watch.' } : { url: channelUrl(endpoints.channels, select.value, key.value) }, token)
+  const toggle = viewer.button('Watch', () => key.value === '' ? { missing: 'Type the key to watch.' } : { url: channelUrl(endpoints.channels, select.value, key.value) }, authorization)
   section.append(
     h('div', { className: 'field' }, h('label', { htmlFor: channelId }, 'Channel'), select),
     h('div', { className: 'field' }, h('label', { htmlFor: keyId }, 'Key'), key,
@@ -70,7 +70,7 @@ export function channelsPanel (manifest: PageManifest, endpoints: Endpoints, tok
 interface StreamViewer {
   status: HTMLElement
   /** The Subscribe/Stop button; `target()` is the URL to open, or a sentence saying what is missing. */
-  button: (label: string, target: () => Target, token: () => string) => HTMLButtonElement
+  button: (label: string, target: () => Target, authorization: () => string) => HTMLButtonElement
 }
 
 type Target = { url: string, missing?: undefined } | { url?: undefined, missing: string }
@@ -81,7 +81,7 @@ function streamViewer (frames: HTMLOListElement, render: (frame: Frame) => HTMLE
   let open: OpenStream | undefined
   return {
     status,
-    button (label, target, token) {
+    button (label, target, authorization) {
       const button = h('button', { type: 'button' }, label)
       const ended = (text: string): void => {
         open = undefined
@@ -100,7 +100,7 @@ function streamViewer (frames: HTMLOListElement, render: (frame: Frame) => HTMLE
         }
         button.textContent = 'Stop'
         status.textContent = 'Connecting…'
-        open = openStream(url, token(), {
+        open = openStream(url, authorization(), {
           onOpen: () => { status.textContent = 'Subscribed: frames appear below as they arrive.' },
           onFrame: (frame) => {
             frames.prepend(render(frame))

@@ -3,7 +3,7 @@
  * finds the endpoints in the response's `Link` header, and draws the service from the manifest alone,
  * so it shows exactly what an agent sees.
  */
-import { groupByTag, matchesFilter, type PageManifest } from '../catalog.js'
+import { authScheme, groupByTag, matchesFilter, type PageManifest } from '../catalog.js'
 import { endpointsOf, type Endpoints } from '../requests.js'
 import { commandCard, type PageContext } from './command-view.js'
 import { h, jsonView, replace, uid } from './dom.js'
@@ -27,14 +27,14 @@ async function start (): Promise<void> {
     return
   }
   document.title = `${manifest.name} — service manifest`
-  const token = manifest.auth === undefined ? undefined : tokenBox(manifest.auth.description)
-  const context: PageContext = { manifest, endpoints, token: token === undefined ? () => '' : token.current }
+  const token = manifest.auth === undefined ? undefined : tokenBox(manifest.auth.description, authScheme(manifest))
+  const context: PageContext = { manifest, endpoints, authorization: token === undefined ? () => '' : token.authorization }
   replace(app,
     serviceHeader(manifest, manifestUrl),
     token?.element ?? null,
     commandsSection(context),
-    eventsPanel(manifest, endpoints, context.token),
-    manifest.svc === '0.5.0' ? channelsPanel(manifest, endpoints, context.token) : null,
+    eventsPanel(manifest, endpoints, context.authorization),
+    manifest.svc === '0.5.0' ? channelsPanel(manifest, endpoints, context.authorization) : null,
     typesSection(manifest)
   )
   app.removeAttribute('aria-busy')

@@ -1,6 +1,6 @@
 /*
  * An SSE stream read through `fetch`: EventSource cannot send an `Authorization` header, and the events
- * and channel streams need the bearer token. Frames are parsed by eventsource-parser, the parser the
+ * and channel streams need the visitor's token. Frames are parsed by eventsource-parser, the parser the
  * package's client uses, fed as the bytes arrive.
  */
 import { createParser } from 'eventsource-parser'
@@ -25,10 +25,11 @@ export interface OpenStream {
   stop: () => void
 }
 
-export function openStream (url: string, token: string, handlers: StreamHandlers): OpenStream {
+/** `authorization`: the header value for the visitor's token; `''` for none. */
+export function openStream (url: string, authorization: string, handlers: StreamHandlers): OpenStream {
   const controller = new AbortController()
   const headers: Record<string, string> = { accept: 'text/event-stream' }
-  if (token !== '') headers.authorization = `Bearer ${token}`
+  if (authorization !== '') headers.authorization = authorization
   read(url, headers, controller.signal, handlers).catch((error: Error) => {
     handlers.onEnd(controller.signal.aborted ? 'stopped' : 'failed', error.message)
   })

@@ -8,11 +8,12 @@ const KEY = 'svc-ui:token'
 
 export interface TokenBox {
   element: HTMLElement
-  /** The token as typed, trimmed; `''` for none. */
-  current: () => string
+  /** The `Authorization` header value for the token typed, trimmed; `''` for none. */
+  authorization: () => string
 }
 
-export function tokenBox (description: string): TokenBox {
+/** `scheme`: the word before the token, `Bearer` unless the manifest's auth names another. */
+export function tokenBox (description: string, scheme: string): TokenBox {
   const id = uid('token')
   const input = h('input', {
     id,
@@ -36,11 +37,17 @@ export function tokenBox (description: string): TokenBox {
   }, 'Forget')
   // A form, as browsers expect of a password field; Enter in it sends nothing anywhere.
   const element = h('form', { className: 'token', attrs: { 'aria-label': 'Credentials' }, on: { submit: (event) => event.preventDefault() } },
-    h('label', { htmlFor: id }, 'Bearer token'),
+    h('label', { htmlFor: id }, `${scheme} token`),
     h('div', { className: 'row' }, input, forget),
-    h('p', { className: 'hint', id: `${id}-hint` }, `${description.replace(/\.$/, '')}. Sent as "Authorization: Bearer …" with each call and subscription; kept in this tab only (sessionStorage).`)
+    h('p', { className: 'hint', id: `${id}-hint` }, `${description.replace(/\.$/, '')}. Sent as "Authorization: ${scheme} …" with each call and subscription; kept in this tab only (sessionStorage).`)
   )
-  return { element, current: () => input.value.trim() }
+  return {
+    element,
+    authorization: () => {
+      const token = input.value.trim()
+      return token === '' ? '' : `${scheme} ${token}`
+    }
+  }
 }
 
 /** Storage can be off (a browser setting): the token then lives in the field only. */
