@@ -47,8 +47,14 @@ export async function measureInvocation ({ rounds, duration, sequences, injectio
     } finally {
       agent.destroy()
     }
+    const pairs = (a, b, ratio) => a.map((value, index) => ratio(value, b[index]))
     return {
       injectCpu: await injectCpu(server, injections),
+      // Per-pair ratios (round i of one side against round i of the other): what a shared machine's drift
+      // from round to round disturbs least.
+      cpuRatios: pairs(rates.direct.cpu, rates.execute.cpu, (direct, execute) => direct / execute),
+      rateRatios: pairs(rates.direct.rates, rates.execute.rates, (direct, execute) => execute / direct),
+      sequenceRatios: pairs(times.direct, times.pipeline, (direct, pipeline) => pipeline / direct),
       direct: median(rates.direct.rates),
       execute: median(rates.execute.rates),
       directCpu: median(rates.direct.cpu),
@@ -121,7 +127,7 @@ async function load (target, duration) {
   return result
 }
 
-/** What one `app.inject()` of the route costs inside the server: the part of execute no dispatcher can avoid. */
+/** What one `app.inject()` of the route costs inside the server: what a call through the fallback pays on top. */
 async function injectCpu (server, count) {
   const answered = once(server.child, 'message')
   server.child.send({ type: 'inject', url: DIRECT_PATH, count })

