@@ -258,7 +258,7 @@ function propertiesOfSchema (schema: Schema, types: SchemaLookup, where: string,
 
 function isRequired (schema: Schema, name: string, property: unknown): boolean {
   const listed = Array.isArray(schema.required) && schema.required.includes(name)
-  return listed && (property as Schema).default === undefined
+  return listed && !(isPlainObject(property) && property.default !== undefined)
 }
 
 /** The descriptor of a return type, an `items` or a type's definition: no `required`. */

@@ -77,7 +77,7 @@ t.test('auth.authorizationServers: every challenge names the resource metadata (
   const response = await server.inject({ method: 'POST', url: '/articles' })
   t.equal(response.headers['www-authenticate'], 'Token realm="Shop", resource_metadata="https://shop.example/.well-known/oauth-protected-resource"')
   const manifest = await fetchManifest(server)
-  t.same(manifest.auth, { type: 'bearer', description: 'JWT' }, 'the manifest serves neither verify nor the other options')
+  t.same(manifest.auth, { type: 'bearer', description: 'JWT', scheme: 'Token' }, 'the manifest serves its scheme, never verify nor the other options')
 })
 
 t.test('without verify, @fastify/jwt finds the token itself (its extractToken applies)', async (t) => {

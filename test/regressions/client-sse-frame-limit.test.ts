@@ -5,7 +5,7 @@
 import { once } from 'node:events'
 import type { ServerResponse } from 'node:http'
 import t, { type Test } from 'tap'
-import { createManifestClient, type ManifestClientError, type SvcEvent } from '../../lib/client/index.js'
+import { createManifestClient, type Manifest, type ManifestClientError, type SvcEvent } from '../../lib/client/index.js'
 import { manifestOf, rawServer, sendJson } from '../helpers/raw-server.js'
 import { cli, oneLine, spawned } from '../helpers/cli.js'
 
@@ -29,7 +29,8 @@ interface Hostile {
 async function hostile (t: Test, stream: (response: ServerResponse) => Promise<number>): Promise<Hostile> {
   const sent: Array<Promise<number>> = []
   const { origin, requests } = await rawServer(t, (request, response) => {
-    if (request.url === '/svc.json') return sendJson(response, manifestOf())
+    // Layout 0.5.0 with a cart channel: the client checks the manifest declares a channel before it watches.
+    if (request.url === '/svc.json') return sendJson(response, manifestOf(undefined, { svc: '0.5.0', channels: { cart: { description: 'Cart' } } } as Partial<Manifest>))
     if (sent.length > 0) return response.writeHead(401, { 'content-type': 'application/json' }).end('{"message":"reconnected"}')
     response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' })
     sent.push(stream(response))
