@@ -51,11 +51,10 @@ function diffParam (log: ChangeLog, command: string, param: string, old: Manifes
 }
 
 function diffReturns (log: ChangeLog, command: string, old?: ManifestTypeRef, now?: ManifestTypeRef): void {
-  if (old?.type !== now?.type) {
-    log.add(true, 'returns.changed', command, `command ${command}: returns ${now?.type ?? 'nothing'} instead of ${old?.type ?? 'nothing'}`)
+  if (old === undefined || now === undefined || old.type !== now.type) {
+    if (old?.type !== now?.type) log.add(true, 'returns.changed', command, `command ${command}: returns ${now?.type ?? 'nothing'} instead of ${old?.type ?? 'nothing'}`)
     return
   }
-  if (old === undefined || now === undefined) return
   if (old.description !== now.description) {
     log.add(false, 'description.changed', command, `command ${command}: description of the return value changed`)
   }
