@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/server'
-import type { Manifest, ManifestParam, ManifestType } from '../manifest/types.js'
+import type { Manifest, ManifestField, ManifestParam, ManifestProperty, ManifestType } from '../manifest/types.js'
 import { controlCharacters } from '../util/control-characters.js'
 import type { Properties } from './catalog-tools.js'
 import { annotationsOf, toolNames, toolTitleOf, type ToolServerInfo } from './tools.js'
@@ -42,60 +42,78 @@ function readable (text: string): string {
   return text.replace(HIDDEN, '')
 }
 
+/** Descriptor keywords copied as they are: numbers, which carry no text. */
+const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems'] as const
+
 /**
- * The JSON Schema of a command's params from its manifest entry: each param's type (a registered type as a
- * `$ref` to its definition under `$defs`), description and default; `required` as the manifest says.
- * Descriptions are `readable`; a default with such characters anywhere in it is left out (the service
- * still applies it when the param is left out), so that no altered value is offered to be sent.
+ * The JSON Schema of a command's params from its manifest entry: each param as its descriptor says (type,
+ * description, default, `enum`, `format`, `pattern`, bounds), inline objects with their `properties` and
+ * `required` list and arrays with their `items`, however deep; a registered type as a `$ref` to its
+ * definition under `$defs`, built the same way; `required` as the manifest says. Descriptions are
+ * `readable`; a default, enum, format or pattern with a control character anywhere in it is left out (the
+ * service still applies and checks it), so that no altered value is offered to be sent.
  */
 export function inputSchemaOfParams (params: Record<string, ManifestParam>, types: Record<string, ManifestType>): Tool['inputSchema'] {
   const defs: Record<string, object> = Object.create(null)
-  const schemaOf = (type: string): Record<string, unknown> => {
+  const typeOf = (type: string): Record<string, unknown> => {
     // verifyManifest has checked that any other name is a type of the manifest.
     if (PRIMITIVES.has(type)) return { type }
     if (!(type in defs)) {
       // Taken before it is built, so a type that refers to itself finds its own entry.
       defs[type] = {}
-      defs[type] = definitionOf(types[type])
+      defs[type] = schemaOf(types[type])
     }
     return { $ref: `#/$defs/${type}` }
   }
-  const definitionOf = (declared: ManifestType): object => {
-    const definition = described(schemaOf(declared.type), declared.description)
-    if (declared.properties === undefined) return definition
+  const schemaOf = (field: ManifestField): Record<string, unknown> => {
+    const schema = typeOf(field.type)
+    if (field.description !== undefined) schema.description = readable(field.description)
+    for (const key of ['default', 'enum', 'format', 'pattern'] as const) {
+      if (field[key] !== undefined && !hidesControls(field[key])) schema[key] = field[key]
+    }
+    for (const key of BOUNDS) if (field[key] !== undefined) schema[key] = field[key]
+    if (field.items !== undefined) schema.items = schemaOf(field.items)
+    if (field.properties !== undefined) Object.assign(schema, objectOf(field.properties))
+    return schema
+  }
+  const objectOf = (fields: Record<string, ManifestProperty>): { properties: Record<string, object>, required?: string[] } => {
     const properties: Record<string, object> = Object.create(null)
-    for (const [name, field] of Object.entries(declared.properties)) properties[name] = described(schemaOf(field.type), field.description)
-    return { ...definition, properties }
+    const required: string[] = []
+    for (const [name, field] of Object.entries(fields)) {
+      properties[name] = schemaOf(field)
+      if (field.required) required.push(name)
+    }
+    return required.length > 0 ? { properties, required } : { properties }
   }
-  const properties: Record<string, object> = Object.create(null)
-  const required: string[] = []
-  for (const [name, param] of Object.entries(params)) {
-    const property = described(schemaOf(param.type), param.description)
-    if (param.default !== undefined && !hidesControls(param.default)) property.default = param.default
-    properties[name] = property
-    if (param.required) required.push(name)
-  }
-  const inputSchema: Tool['inputSchema'] = { type: 'object', properties: properties as Properties }
-  if (required.length > 0) inputSchema.required = required
+  const inputSchema: Tool['inputSchema'] = { type: 'object', ...objectOf(params) as { properties: Properties, required?: string[] } }
   if (Object.keys(defs).length > 0) inputSchema.$defs = defs
   return inputSchema
 }
 
-function described (schema: Record<string, unknown>, description: string | undefined): Record<string, unknown> {
-  if (description !== undefined) schema.description = readable(description)
-  return schema
+interface Nested {
+  properties?: Record<string, Nested>
+  items?: Nested
 }
 
 /**
- * The names in an input schema built above that have control characters: its params, and the fields of
- * the types under `$defs` (whose own names the manifest's pattern already restricts).
+ * The names in an input schema built above that have control characters: its params and their nested
+ * properties, and the fields of the types under `$defs` (whose own names the manifest's pattern already
+ * restricts), however deep, each named by its path (`param "user.email"`).
  */
 function controlledNames (inputSchema: Tool['inputSchema']): string[] {
-  const names = Object.keys(inputSchema.properties as object).map((name) => ({ name, what: `param "${name}"` }))
-  for (const [type, definition] of Object.entries(inputSchema.$defs ?? {}) as Array<[string, { properties?: object }]>) {
-    for (const name of Object.keys(definition.properties ?? {})) names.push({ name, what: `field "${name}" of type ${type}` })
+  const found: string[] = []
+  const walk = (schema: Nested, path: string[], what: (path: string) => string): void => {
+    for (const [name, nested] of Object.entries(schema.properties ?? {})) {
+      if (name.search(CONTROLS) !== -1) found.push(what([...path, name].join('.')))
+      walk(nested, [...path, name], what)
+    }
+    if (schema.items !== undefined) walk(schema.items, [...path, '[]'], what)
   }
-  return names.filter(({ name }) => name.search(CONTROLS) !== -1).map(({ what }) => what)
+  walk(inputSchema as Nested, [], (path) => `param "${path}"`)
+  for (const [type, definition] of Object.entries(inputSchema.$defs ?? {}) as Array<[string, Nested]>) {
+    walk(definition, [], (path) => `field "${path}" of type ${type}`)
+  }
+  return found
 }
 
 /** Whether a JSON value has, in any string or key of it, a control character that `readable` would take out. */

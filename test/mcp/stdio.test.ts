@@ -51,9 +51,8 @@ t.test('spawned as a user runs it, against the running shop: tools from its mani
     const tool = tools.get(name.replaceAll('.', '_')) as Tool
     t.equal(tool.description, command.description, `${name}: description`)
     const params = command.params ?? {}
-    t.same(tool.inputSchema.properties, Object.fromEntries(Object.entries(params).map(([param, { type, description, default: fallback }]) => [
-      param, { type, ...(description !== undefined && { description }), ...(fallback !== undefined && { default: fallback }) }
-    ])), `${name}: a property per param, typed as the manifest says`)
+    t.same(tool.inputSchema.properties, Object.fromEntries(Object.entries(params).map(([param, { required, ...descriptor }]) => [param, descriptor])),
+      `${name}: a property per param, its descriptor as the manifest says (bounds, enums, defaults)`)
     t.same(tool.inputSchema.required, Object.keys(params).filter((param) => params[param].required).sort().length > 0 ? Object.keys(params).filter((param) => params[param].required) : undefined, `${name}: required`)
     // The bridge knows no method: a command that may have side effects is taken as destructive.
     const readOnlyHint = command.hints?.sideEffects === false
@@ -102,8 +101,8 @@ t.test('in-process: registered types under $defs, about in the instructions, the
     },
     required: ['to', 'node', 'zip'],
     $defs: {
-      Address: { type: 'object', description: 'Where to ship', properties: { city: { type: 'string', description: 'City name' } } },
-      Node: { type: 'object', properties: { name: { type: 'string' }, parent: { $ref: '#/$defs/Node' } } },
+      Address: { type: 'object', description: 'Where to ship', properties: { city: { type: 'string', description: 'City name' } }, required: ['city'] },
+      Node: { type: 'object', properties: { name: { type: 'string' }, parent: { $ref: '#/$defs/Node' } }, required: ['name'] },
       Zip: { type: 'string' }
     }
   })
