@@ -135,8 +135,8 @@ export { checksumOf } from './client/checksum.js'
 export * from './errors.js'
 export type { SvcExample, SvcHints, SvcRouteOptions } from './collect/svc-option.js'
 export type {
-  Manifest, ManifestAuth, ManifestChannel, ManifestCommand, ManifestEvent, ManifestHints, ManifestParam, ManifestType,
-  ManifestTypeRef, ManifestV05, ManifestV1, SvcLayout
+  Manifest, ManifestAuth, ManifestChannel, ManifestCommand, ManifestEvent, ManifestExample, ManifestField, ManifestHints,
+  ManifestParam, ManifestProperty, ManifestType, ManifestTypeRef, ManifestV05, ManifestV1, SvcLayout
 } from './manifest/types.js'
 export type {
   JsonSchema, SvcAuthOptions, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify

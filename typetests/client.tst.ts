@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'tstyche'
 import {
   checksumOf, CommandError, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
-  type ChannelState, type Change, type Manifest, type ManifestClient, type ManifestDiff, type ManifestResult, type PipelineResult,
+  type ChannelState, type Change, type Manifest, type ManifestClient, type ManifestExample, type ManifestField, type ManifestProperty, type ManifestDiff, type ManifestResult, type PipelineResult,
   type SvcEvent, type VerifyResult
 } from '../lib/client/index.js'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type ManifestV1 } from '../lib/schema.js'
@@ -76,6 +76,26 @@ describe('fastify-svc-manifest/schema', () => {
 
   test('the types derived from the schemas are the wire format', () => {
     expect<ManifestV1['checksum']>().type.toBe<string>()
-    expect<Manifest['commands'][string]['auth']>().type.toBe<'required' | undefined>()
+    expect<Manifest['commands'][string]['auth']>().type.toBe<'required' | 'optional' | undefined>()
+    expect<Manifest['commands'][string]['requiredScopes']>().type.toBe<string[] | undefined>()
+    expect<Manifest['commands'][string]['deprecated']>().type.toBe<true | undefined>()
+  })
+
+  test('field descriptors nest: items is a field, properties are properties, which say whether they are required', () => {
+    expect<ManifestProperty['required']>().type.toBe<boolean>()
+    expect<ManifestField>().type.not.toHaveProperty('required')
+    expect<ManifestField['items']>().type.toBe<ManifestField | undefined>()
+    expect<ManifestField['properties']>().type.toBe<Record<string, ManifestProperty> | undefined>()
+    expect<ManifestField['enum']>().type.toBe<unknown[] | undefined>()
+    expect<ManifestField['maximum']>().type.toBe<number | undefined>()
+    expect<NonNullable<Manifest['commands'][string]['params']>[string]>().type.toBe<ManifestProperty>()
+    expect<NonNullable<Manifest['commands'][string]['examples']>[number]>().type.toBe<ManifestExample>()
+    expect<ManifestProperty>().type.toBeAssignableWith({
+      type: 'object',
+      required: true,
+      properties: { tags: { type: 'array', required: false, maxItems: 3, items: { type: 'string', enum: ['a', 'b'] } } }
+    })
+    expect<ManifestProperty>().type.not.toBeAssignableWith({ type: 'object', properties: { tags: { type: 'array' } } })
+    expect<ManifestExample>().type.toBeAssignableWith({ title: 'Tea', params: { q: 'tea' }, result: [] })
   })
 })

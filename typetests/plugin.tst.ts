@@ -2,7 +2,11 @@ import Fastify, { type RouteOptions } from 'fastify'
 import { Type } from '@sinclair/typebox'
 import { Type as Type1 } from 'typebox'
 import { describe, expect, test } from 'tstyche'
-import svcManifest, { checksumOf, svcManifest as named, type Manifest, type SvcRouteOptions, type SvcManifestOptions } from '../lib/index.js'
+import svcManifest, {
+  checksumOf, svcManifest as named, type Manifest, type ManifestExample, type ManifestField, type ManifestProperty, type SvcRouteOptions,
+  type SvcManifestOptions
+} from '../lib/index.js'
+import type * as client from '../lib/client/index.js'
 
 const app = Fastify()
 const options: SvcManifestOptions = { name: 'Shop', description: 'Demo', version: '1.0.0', baseUrl: 'https://shop.example' }
@@ -72,7 +76,7 @@ describe('the svc route option', () => {
 
   test('is typed in onRoute', () => {
     app.addHook('onRoute', (routeOptions: RouteOptions) => {
-      expect(routeOptions.svc).type.toBe<SvcRouteOptions | undefined>()
+      expect(routeOptions.svc).type.toBe<SvcRouteOptions | true | undefined>()
     })
   })
 })
@@ -107,5 +111,15 @@ describe('events and channels', () => {
     expect(app.svc.emit).type.not.toBeCallableWith('cart.updated', {}, { to: 1 })
     expect(app.svc.emit('news')).type.toBe<void>()
     expect(app.svc.publish('cart', 'user-1', { items: [] })).type.toBe<Promise<number>>()
+  })
+})
+
+describe('the manifest\'s field descriptors', () => {
+  test('the plugin exports the same descriptor types as the client', () => {
+    expect<ManifestField>().type.toBe<client.ManifestField>()
+    expect<ManifestProperty>().type.toBe<client.ManifestProperty>()
+    expect<ManifestExample>().type.toBe<client.ManifestExample>()
+    expect<Manifest['types'][string]>().type.toBe<ManifestField>()
+    expect<NonNullable<Manifest['events'][string]['data']>[string]>().type.toBe<ManifestProperty>()
   })
 })

@@ -14,4 +14,4 @@ export type { ManifestClientErrorCode, ManifestClientErrorDetails } from './erro
 export { verifyManifest } from './verify.js'
 export type { VerifyResult } from './verify.js'
 export { checksumOf } from './checksum.js'
-export type { Manifest } from '../manifest/types.js'
+export type { Manifest, ManifestExample, ManifestField, ManifestProperty } from '../manifest/types.js'
