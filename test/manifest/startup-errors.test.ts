@@ -295,7 +295,7 @@ t.test('one problem is its own coded error', async (t) => {
     fastify.get('/a', { svc: { description: 'A', hints: { fast: true } as never } }, async () => ({}))
   })).catch((caught: Error) => caught)
   t.match(error, { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /^Invalid svc route option: route GET \/a: svc\.hints\.fast/ })
-  t.notOk('errors' in error)
+  t.notOk('errors' in (error as object))
 })
 
 t.test('problems of one kind from several routes are reported together, each once', async (t) => {

@@ -53,7 +53,7 @@ const commands: Manifest['commands'] = {
 }
 
 const types: Manifest['types'] = {
-  Address: { type: 'object', description: `Where${RLO}txt.exe`, properties: { city: { type: 'string', description: `City${'\u009d'}` }, zip: { type: 'Zip' } } },
+  Address: { type: 'object', description: `Where${RLO}txt.exe`, properties: { city: { type: 'string', required: true, description: `City${'\u009d'}` }, zip: { type: 'Zip', required: false } } },
   Zip: { type: 'string', description: `Postal${ESC}c code` }
 }
 
@@ -70,6 +70,7 @@ const hostileManifest = manifestOf(commands, {
 /** The tool a client must see: every text without its control characters, tab and line feed kept. */
 const expected: Tool = {
   name: 'search',
+  title: 'Search',
   description: 'Search]0;pwned the catalogue[2K\nSecond line,\tafter a tab31m',
   inputSchema: {
     type: 'object',
@@ -85,11 +86,11 @@ const expected: Tool = {
     },
     required: ['q'],
     $defs: {
-      Address: { type: 'object', description: 'Wheretxt.exe', properties: { city: { type: 'string', description: 'City' }, zip: { $ref: '#/$defs/Zip' } } },
+      Address: { type: 'object', description: 'Wheretxt.exe', properties: { city: { type: 'string', description: 'City' }, zip: { $ref: '#/$defs/Zip' } }, required: ['city'] },
       Zip: { type: 'string', description: 'Postalc code' }
     }
   },
-  annotations: { readOnlyHint: true }
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false }
 }
 
 /** Serves `manifest` at /.well-known/svc.json and answers every execute with `{ found: 1 }`. */
@@ -115,7 +116,7 @@ t.test('spawned as a desktop client starts it: no control character but tab and 
   t.same(strings(tools).filter((text) => SHOWN_CONTROL.test(text)), [], 'no string of the tools carries one')
   t.same(client.getServerVersion(), { name: 'Shopgnp.exe', version: '2.3.0[31m' })
   t.equal(client.getInstructions(), 'Demo shop\n\nAsk for tea.2J\n\tIndented line.')
-  compileInputSchema(tools[0])
+  compileInputSchema(tools[0] as Parameters<typeof compileInputSchema>[0])
   t.same(textJson(await client.callTool({ name: 'search', arguments: { q: 'tea' } })), { found: 1 }, 'calls go through as before')
   t.match(stderr, /^svc-manifest mcp: 1 tools of Shop\\u202egnp\.exe 2\.3\.0\\u001b\[31m \(/, 'its own line on stderr escapes them, as the CLI does')
 })
@@ -137,7 +138,14 @@ t.test('in-process: the same tools, server info and instructions', async (t) => 
   const second = new Client({ name: 'test-client', version: '1.0.0' })
   await second.connect(other.transport)
   t.equal(second.getInstructions(), 'Plain[1m shop')
-  t.same((await second.listTools()).tools, [{ name: 'ping', description: 'Ping', inputSchema: { type: 'object', properties: {} } }])
+  // Without hints, the bridge (which does not know the route's method) cannot say the command is harmless.
+  t.same((await second.listTools()).tools, [{
+    name: 'ping',
+    title: 'Ping',
+    description: 'Ping',
+    inputSchema: { type: 'object', properties: {} },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false }
+  }])
   await second.close()
   t.equal(await other.exit, 0)
 })
@@ -147,7 +155,7 @@ t.test('a param or a type field whose name holds control characters: refused, ex
     search: { description: 'Search', params: { [`q${ESC}[2J`]: { type: 'string', required: true }, 'tab\there': { type: 'string', required: false } } },
     ship: { description: 'Ship', params: { to: { type: 'Address', required: true } } },
     ping: { description: 'Ping' }
-  }, { types: { Address: { type: 'object', properties: { [`city${RLO}`]: { type: 'string' }, zip: { type: 'string' } } } } })
+  }, { types: { Address: { type: 'object', properties: { [`city${RLO}`]: { type: 'string', required: true }, zip: { type: 'string', required: true } } } } })
   const origin = await serve(t, named)
   const cli = inProcessCli('mcp', origin)
   t.equal(await cli.exit, 1)
