@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_PATH, LINK_RELATIONS } from '../manifest/invocation.js'
+import { DEFAULT_BASE_PATH, LINK_RELATIONS, type CommandErrorBody, type PipelineStepResult } from '../manifest/invocation.js'
 import { ManifestClientError } from './errors.js'
 import { exchange, type HttpRequest } from './http.js'
 
@@ -24,18 +24,7 @@ export interface PipelineStep {
   as?: string
 }
 
-/** The error object of a failed command, as the server sends it. */
-export interface CommandErrorBody {
-  code: string
-  message: string
-  status: number
-  /** The route's own error code (`FST_ERR_VALIDATION`, …), when it sent one. */
-  cause?: string
-}
-
-export type PipelineStepResult =
-  | { command: string, ok: true, result: unknown, encoding?: 'base64', contentType?: string }
-  | { command: string, ok: false, error: CommandErrorBody }
+export type { CommandErrorBody, PipelineStepResult } from '../manifest/invocation.js'
 
 export interface PipelineResult {
   /** True when every step ran and succeeded. */

@@ -3,8 +3,7 @@ import type { Manifest, ManifestField, ManifestParam, ManifestProperty, Manifest
 import { controlCharacters } from '../util/control-characters.js'
 import type { Properties } from './catalog-tools.js'
 import { annotationsOf, toolNames, toolTitleOf, type ToolServerInfo } from './tools.js'
-
-const PRIMITIVES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'])
+import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
 
 /** Every control character of the list: none belongs in a name. */
 const CONTROLS = controlCharacters()
@@ -57,7 +56,7 @@ export function inputSchemaOfParams (params: Record<string, ManifestParam>, type
   const defs: Record<string, object> = Object.create(null)
   const typeOf = (type: string): Record<string, unknown> => {
     // verifyManifest has checked that any other name is a type of the manifest.
-    if (PRIMITIVES.has(type)) return { type }
+    if (JSON_SCHEMA_TYPES.has(type)) return { type }
     if (!(type in defs)) {
       // Taken before it is built, so a type that refers to itself finds its own entry.
       defs[type] = {}

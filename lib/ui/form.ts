@@ -3,6 +3,7 @@
  * become a tree of fields the page renders, and what a visitor typed (a tree of raw strings of the same
  * shape) becomes the params of the call. Pure, so it runs in Node's tests as in the browser.
  */
+import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
 
 /** A field descriptor of the manifest: a param, a property, an array's items, a type. */
 export interface Descriptor {
@@ -108,8 +109,6 @@ export interface Problem {
   message: string
 }
 
-const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'])
-
 /** Formats an input type checks for itself; the others get an example as placeholder. */
 const INPUT_OF_FORMAT: Readonly<Record<string, TextField['input']>> = { email: 'email', uri: 'url', url: 'url', iri: 'url', date: 'date' }
 const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {
@@ -135,7 +134,7 @@ export function formOf (params: Readonly<Record<string, Descriptor>> | undefined
  */
 export function fieldOf (name: string, path: string, descriptor: Descriptor, types: TypeMap, seen: readonly string[]): Field {
   const base = { name, path, required: descriptor.required === true }
-  if (!JSON_TYPES.has(descriptor.type)) {
+  if (!JSON_SCHEMA_TYPES.has(descriptor.type)) {
     const definition = Object.hasOwn(types, descriptor.type) ? types[descriptor.type] : undefined
     if (definition === undefined || seen.includes(descriptor.type)) {
       const why = definition === undefined ? 'not described by the manifest: JSON' : 'contains itself: JSON'
