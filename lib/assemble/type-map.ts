@@ -26,15 +26,6 @@ export function typeNameOf (schema: unknown, types: SchemaLookup, where: string)
 }
 
 /**
- * Like `typeNameOf`, for a registered type's own definition: neither its `$id` nor its identity names it
- * (a copy without `$id` is neither the registered object nor carries its id).
- */
-export function ownTypeNameOf (schema: Schema, types: SchemaLookup, where: string): string {
-  const { $id, ...rest } = schema
-  return typeNameOf(rest, types, where)
-}
-
-/**
  * A schema read where a schema object is expected. A boolean schema, `null` or any other value has no
  * manifest type: refused with an error naming the field, never a TypeError.
  */

@@ -48,11 +48,11 @@ export class Realtime {
       const channels = new ChannelHub({ broker, streams, topics, channels: deps.channels, log: deps.log })
       const events = await EventHub.start({ broker, streams, topics, events: deps.events, checks, authConfigured: deps.authConfigured, log: deps.log })
       return new Realtime(broker, streams, events, channels)
-    } catch (error) {
+    } catch (error) /* c8 ignore start: a broker that connected, then failed to subscribe (Redis gone between the two), cannot be staged reliably; this keeps its connections from outliving the failed start */ {
       streams.endAll()
       await broker.close()
       throw error
-    }
+    } /* c8 ignore stop */
   }
 
   emit (event: string, data: unknown, options?: EmitOptions): void {

@@ -79,6 +79,10 @@ t.test('within the limit, references resolve as before', async (t) => {
 
 t.test('the route\'s own bodyLimit, and the server\'s, are the budget', async (t) => {
   const { app } = await shop()
+  const whole = await pipeline(app, { steps: [{ command: 'blob' }, { command: 'tight', params: { a: '$prev' } }] })
+  t.equal(whole.json().results[1].error.code, 'PAYLOAD_TOO_LARGE', 'a result larger than the budget stops while it is measured')
+  const leaves = await pipeline(app, { steps: [{ command: 'small' }, { command: 'tight', params: { a: [true, false, null, 1.5, '$prev'] } }] })
+  t.equal(leaves.json().results[1].ok, true, 'booleans, null and numbers are counted too')
   const tight = await pipeline(app, { steps: [{ command: 'small' }, { command: 'tight', params: { a: Array(200).fill('$prev.s') } }] })
   t.equal(tight.json().results[1].error.message, 'steps[1] (tight): its params, with references resolved, pass the route\'s body limit of 1000 bytes.')
   const fits = await pipeline(app, { steps: [{ command: 'small' }, { command: 'tight', params: { a: Array(20).fill('$prev.s') } }] })
