@@ -114,13 +114,12 @@ export class Dispatcher {
    * Why a filled-in path would not reach the command's own route, or undefined when it does. The router
    * prefers a static route to a parametric one (`GET /items/admin` over `GET /items/:id` for `id: 'admin'`),
    * and a param's value may end where the URL has another param or a regexp: the router is asked, with the
-   * caller's host and version constraints, and must find the params exactly as given.
+   * caller's host, and must find the params exactly as given.
    */
   private astray (plan: RoutePlan, path: string, params: Record<string, unknown>, request: FastifyRequest): string | undefined {
+    // Host only: a request with Accept-Version never reaches execute, whose route has no version.
     const constraints: Record<string, string> = {}
     if (request.headers.host !== undefined) constraints.host = request.headers.host
-    const version = request.headers['accept-version']
-    if (typeof version === 'string') constraints.version = version
     const found = this.app.findRoute({ method: plan.method as HTTPMethods, url: path, constraints })
     for (const name of plan.pathParams) {
       if (!Object.hasOwn(params, name)) continue

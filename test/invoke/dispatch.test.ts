@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest from '../../lib/index.js'
 import { readyApp, requiredOptions } from '../helpers/app.js'
-import { execute } from '../helpers/invoke.js'
+import { execute, pipeline } from '../helpers/invoke.js'
 
 /** How often each handler ran: a refusal "before dispatch" must leave it untouched. */
 const ran = new Map<string, number>()
@@ -303,6 +303,8 @@ t.test('after a rejected ready(), execute says the app did not start', async (t)
   const response = await execute(app, 'ping')
   t.equal(response.statusCode, 500)
   t.same(response.json().error, { code: 'INTERNAL_ERROR', message: 'The app did not start: ready() rejected, and its error says why.', status: 500 })
+  const steps = await pipeline(app, { steps: [{ command: 'ping', params: { a: '$prev' } }] })
+  t.same(steps.json().results[0].error, { code: 'INTERNAL_ERROR', message: 'The app did not start: ready() rejected, and its error says why.', status: 500 }, 'a pipeline step too')
 })
 
 t.test('a call while the app closes is refused, not left hanging', async (t) => {
