@@ -1,6 +1,7 @@
 import type { FastifySchemaCompiler, FastifyInstance, RouteOptions } from 'fastify'
 import { FST_SVC_INVALID_EXAMPLE } from '../errors.js'
 import { pathParamsOf } from '../route-url.js'
+import { readSchema } from '../schema/fluent.js'
 import { propertiesOf } from '../schema/schema.js'
 import { isPlainObject } from '../util/objects.js'
 import { svcParamsPlace } from './route-schemas.js'
@@ -67,15 +68,10 @@ function refusal (target: ExampleTarget, params: Record<string, unknown>): strin
     if (schema === undefined) continue
     // A GET, HEAD or DELETE call sends no body: the route's body schema does not see one.
     if (part === 'body' && svcParamsPlace(command.method) !== 'body' && Object.keys(parts.body).length === 0) continue
-    const reason = validate(target, part, readable(schema), parts[part])
+    const reason = validate(target, part, readSchema(schema), parts[part])
     if (reason !== undefined) return reason
   }
   return undefined
-}
-
-/** A fluent-json-schema builder is read as Fastify reads it, through `valueOf()`. */
-function readable (schema: unknown): unknown {
-  return (schema as { isFluentSchema?: unknown }).isFluentSchema === true ? (schema as { valueOf: () => unknown }).valueOf() : schema
 }
 
 function validate (target: ExampleTarget, part: HttpPart, schema: unknown, data: Record<string, unknown>): string | undefined {
