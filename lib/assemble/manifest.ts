@@ -189,7 +189,6 @@ function lookupOf (declarations: Declarations, shared: SharedTypes): SchemaLooku
     has: (name) => declarations.has(name),
     nameOfId: (id) => declarations.nameOfId(id),
     nameOfSchema: (schema) => declarations.nameOfSchema(schema),
-    refsOf: (name) => declarations.refsOf(name),
     shared
   }
 }

@@ -68,7 +68,7 @@ function resolveRef (ref: string, types: SchemaLookup, where: string): string | 
   throw new FST_SVC_UNKNOWN_REF(`${where} refers to "${ref}", which is neither a registered type nor a schema shared with app.addSchema(). Register it with the "types" option or app.svc.type(), or share it with app.addSchema({ $id: '${ref}', ... }) before ready().`)
 }
 
-function registeredName (schema: Schema, types: TypeNames): string | undefined {
+function registeredName (schema: Schema, types: SchemaLookup): string | undefined {
   if (typeof schema.$id === 'string') {
     const name = types.nameOfId(schema.$id)
     if (name !== undefined) return name
@@ -114,7 +114,8 @@ function intersection (branches: unknown[], types: SchemaLookup, where: string, 
 }
 
 /** The registered types, and the schemas the app shared with `app.addSchema()` (see SharedTypes). */
-export interface SchemaLookup extends TypeNames {
+/** What the mapping looks a type up by: a registered type, or a schema shared with `app.addSchema`. */
+export interface SchemaLookup extends Pick<TypeNames, 'has' | 'nameOfId' | 'nameOfSchema'> {
   shared?: SharedTypes
 }
 

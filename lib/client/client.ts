@@ -107,10 +107,8 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
       if (cached === undefined) await get()
       return link
     },
-    scheme: async () => {
-      if (cached === undefined) await get()
-      return schemeOf(cached?.manifest)
-    }
+    // With an explicit invokeUrl the manifest may not have been fetched: Bearer, unless get() said otherwise.
+    scheme: async () => schemeOf(cached?.manifest)
   })
   /** The events endpoint named by the manifest's `Link` header, on the manifest's origin (else `/svc/events`). */
   async function eventsEndpoint (signal: AbortSignal | undefined): Promise<URL> {
@@ -125,14 +123,14 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
   }
 
   async function watch (channel: string, key: string, options: StreamOptions, onState: (state: ChannelState) => void | Promise<void>): Promise<void> {
-    if (cached === undefined) await get({ signal: options.signal })
+    const events = await eventsEndpoint(options.signal)
     const channels = (cached?.manifest as { channels?: Record<string, unknown> } | undefined)?.channels
     if (channels === undefined || !Object.hasOwn(channels, channel)) {
       const declared = channels === undefined ? 'its manifest (layout 1.0) has no channels' : `it declares ${Object.keys(channels).map((name) => `"${name}"`).join(', ') || 'none'}`
       throw new ManifestClientError('SVC_CLIENT_NO_CHANNEL', `${url} has no channel "${channel}": ${declared}.`)
     }
     // The manifest's Link names the channels' base; a server that does not keeps them beside the events endpoint.
-    const base = linkedEndpoint(url, link, 'channels') ?? new URL('channels', await eventsEndpoint(options.signal)).href
+    const base = linkedEndpoint(url, link, 'channels') ?? new URL('channels', events).href
     const target = new URL(`${base}/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`)
     await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onState(frame.data as ChannelState), schemeOf(cached?.manifest))
   }

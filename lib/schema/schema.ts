@@ -14,7 +14,7 @@ export interface TypeNames {
 }
 
 /** The registered type a `$ref` points at: by name, or by the `$id` its schema carries (`'Product#'` too). */
-export function refName (ref: string, types: TypeNames): string | undefined {
+export function refName (ref: string, types: Pick<TypeNames, 'has' | 'nameOfId'>): string | undefined {
   const target = ref.replace(/#$/, '')
   return types.has(target) ? target : types.nameOfId(target)
 }

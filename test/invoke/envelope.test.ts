@@ -84,3 +84,14 @@ t.test('an app-wide hook that refuses the outer request gets the envelope too', 
   t.equal(crash.statusCode, 500)
   t.same(crash.json(), { ok: false, error: { code: 'INTERNAL_ERROR', message: 'hook crashed', status: 500 } })
 })
+
+t.test('a text or binary result carries the requestId it was given, as a JSON one does', async (t) => {
+  const app = await readyApp({}, (app) => {
+    app.get('/note', { svc: { description: 'A text' } }, async (request, reply) => reply.type('text/plain').send('hello'))
+    app.get('/logo', { svc: { description: 'Bytes' } }, async (request, reply) => reply.type('image/png').send(Buffer.from([1, 2, 3])))
+  })
+  t.teardown(() => app.close())
+  const call = async (command: string) => (await app.inject({ method: 'POST', url: '/svc/execute', payload: { command, requestId: 'r-1' } })).json()
+  t.same(await call('note'), { ok: true, result: 'hello', requestId: 'r-1' })
+  t.same(await call('logo'), { ok: true, result: 'AQID', encoding: 'base64', contentType: 'image/png', requestId: 'r-1' })
+})
