@@ -92,6 +92,18 @@ export class BearerAuth {
     }
   }
 
+  /**
+   * The credential a request carries, checked as a command's hook checks it but without answering the
+   * request (the MCP endpoint answers in JSON-RPC): what the verifier returned; `null` when none was
+   * sent, or when the plugin has no `auth`; `false` when one was sent and refused.
+   */
+  async credentialOf (request: FastifyRequest): Promise<unknown> {
+    if (this.verifier === undefined) return null
+    const credential = await this.verify(request)
+    if (credential === NOT_SENT) return null
+    return credential || false
+  }
+
   private hookFor (guard: Guard): onRequestAsyncHookHandler {
     const key = `${guard.optional ? 'optional' : 'required'} ${guard.scopes.join(' ')}`
     let hook = this.hooks.get(key)
@@ -103,9 +115,14 @@ export class BearerAuth {
     return hook
   }
 
-  private async authenticate (request: FastifyRequest, reply: FastifyReply, guard: Guard): Promise<FastifyReply | undefined> {
+  /** The verifier's result, `NOT_SENT`, or a refusal (any falsy value). */
+  private async verify (request: FastifyRequest): Promise<unknown> {
     // Node keeps only the first of repeated Authorization headers; two credentials are ambiguous, so refuse.
-    const credential = authorizationCount(request) > 1 ? false : await (this.verifier as Verifier)(request)
+    return authorizationCount(request) > 1 ? false : await (this.verifier as Verifier)(request)
+  }
+
+  private async authenticate (request: FastifyRequest, reply: FastifyReply, guard: Guard): Promise<FastifyReply | undefined> {
+    const credential = await this.verify(request)
     if (credential === NOT_SENT) {
       if (guard.optional) return
       return this.refuse(reply, false, this.missing)

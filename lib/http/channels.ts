@@ -28,7 +28,13 @@ export function registerChannelsRoute (fastify: FastifyInstance, channels: Reado
   })
 }
 
-async function mayWatch (channel: WatchableChannel, credential: unknown, key: string, request: FastifyRequest, deps: StreamRouteDependencies): Promise<boolean> {
+/**
+ * Who may watch a channel key (DESIGN §9), on its stream and as an MCP resource: the channel's `authorize`
+ * when it has one (only `true` lets the subscriber in); otherwise, with `auth` (`deps.authenticate` set),
+ * the subscriber whose subject is the key; without `auth`, everyone. With `auth`, the caller has already
+ * made sure a valid credential came.
+ */
+export async function mayWatch (channel: WatchableChannel, credential: unknown, key: string, request: FastifyRequest, deps: Pick<StreamRouteDependencies, 'authenticate' | 'subjectOf'>): Promise<boolean> {
   if (channel.authorize !== undefined) return (await channel.authorize(credential, key, request)) === true
   if (deps.authenticate === undefined) return true
   return deps.subjectOf(credential) === key

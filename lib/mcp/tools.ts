@@ -1,4 +1,4 @@
-import type { CallToolResult, Server, Tool, ToolAnnotations } from '@modelcontextprotocol/server'
+import type { CallToolResult, Server, ServerCapabilities, Tool, ToolAnnotations } from '@modelcontextprotocol/server'
 import type { CommandErrorBody, CommandSuccess } from '../manifest/invocation.js'
 import type { ManifestHints } from '../manifest/types.js'
 import type { McpSdk } from './sdk.js'
@@ -97,11 +97,12 @@ export type CallCommand = (command: string, args: Record<string, unknown>) => Pr
 
 /**
  * An MCP server that offers `tools` and answers each call with `call`. The SDK's low-level `Server`: its
- * `McpServer` takes tool schemas as zod objects, and these are JSON Schemas already.
+ * `McpServer` takes tool schemas as zod objects, and these are JSON Schemas already. `capabilities`: what
+ * else the server offers (its handlers are the caller's to add).
  */
-export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool[], byTool: Map<string, string>, call: CallCommand): Server {
+export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool[], byTool: Map<string, string>, call: CallCommand, capabilities: ServerCapabilities = {}): Server {
   const server = new sdk.Server({ name: info.name, version: info.version }, {
-    capabilities: { tools: {} },
+    capabilities: { ...capabilities, tools: {} },
     instructions: info.instructions,
     jsonSchemaValidator: sdk.jsonSchemaValidator
   })
@@ -116,7 +117,7 @@ export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool
   return server
 }
 
-/** An error the SDK answers as the JSON-RPC error `code`. */
-export function codedError (code: number, message: string): Error {
-  return Object.assign(new Error(message), { code })
+/** An error the SDK answers as the JSON-RPC error `code`, with `data` when given. */
+export function codedError (code: number, message: string, data?: unknown): Error {
+  return Object.assign(new Error(message), { code, data })
 }

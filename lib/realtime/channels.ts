@@ -3,7 +3,7 @@ import { FST_SVC_BROKER_UNAVAILABLE, FST_SVC_CLOSED, FST_SVC_INVALID_PUBLISH, FS
 import { isChannelKey } from './addressing.js'
 import type { Broker, BrokerListener, BrokerMessage, StateVersion, StoredState } from './broker.js'
 import { closedError, type OpenStreams } from './open-streams.js'
-import { STATE_FRAME_OVERHEAD, stateFrame, type SseStream } from './stream.js'
+import { STATE_FRAME_OVERHEAD, stateFrame } from './stream.js'
 import { listOf, toJson, type Topics } from './topics.js'
 
 /** A channel state on its way; its topic names the channel and the key. */
@@ -13,34 +13,42 @@ interface StateMessage extends BrokerMessage {
   json: string
 }
 
+/** Where a watcher's states go: `frame` builds the state's SSE frame, once for all the watchers that need it. */
+type StateSink = (frame: () => string) => void
+
 /**
- * One watcher of a channel key. Until its stream starts, states that arrive are kept (the newest only):
- * one published between the subscription and the read of the stored state must not be lost. Once
- * started, only a state newer than the last one written goes out, so within an epoch versions only grow
- * on a stream, even when two instances' publishes cross on the way. A state of another epoch is always
- * newer: its store started again (Redis restarted empty), and its versions with it.
+ * One watcher of a channel key. Until it begins, states that arrive are kept (the newest only): one
+ * published between the subscription and the read of the stored state must not be lost. Once begun,
+ * only a state newer than the last one seen goes to its sink, so within an epoch versions only grow,
+ * even when two instances' publishes cross on the way. A state of another epoch is always newer: its
+ * store started again (Redis restarted empty), and its versions with it.
  */
 class ChannelWatcher {
-  private stream: SseStream | undefined
-  /** The last state written; only its place is kept, not its JSON. */
+  private sink: StateSink | undefined
+  /** The last state seen; only its place is kept, not its JSON. */
   private last: StateVersion = { version: -1, epoch: '' }
   private pending: StoredState | undefined
 
   offer (state: StoredState, frame: () => string): void {
-    if (this.stream === undefined) {
+    if (this.sink === undefined) {
       if (this.pending === undefined || isNewer(state, this.pending)) this.pending = state
     } else if (isNewer(state, this.last)) {
       this.last = { version: state.version, epoch: state.epoch }
-      this.stream.write(frame())
+      this.sink(frame)
     }
   }
 
-  /** Starts the stream with the stored state, then any newer state that arrived meanwhile. */
-  begin (stream: SseStream, stored: StoredState): void {
-    this.stream = stream
+  /**
+   * Begins with the stored state, then any newer state that arrived meanwhile. `sendStored`: whether the
+   * stored state goes to the sink too (a stream's first frame), or only counts as seen (a follower wants
+   * the publishes that come after).
+   */
+  begin (sink: StateSink, stored: StoredState, sendStored: boolean): void {
+    this.sink = sink
     const pending = this.pending
     this.pending = undefined
-    this.offer(stored, () => stateFrame(stored.version, stored.json))
+    if (sendStored) this.offer(stored, () => stateFrame(stored.version, stored.json))
+    else this.last = { version: stored.version, epoch: stored.epoch }
     if (pending !== undefined) this.offer(pending, () => stateFrame(pending.version, pending.json))
   }
 }
@@ -94,21 +102,30 @@ export class ChannelHub {
     })
   }
 
-  /** Opens a channel stream: the latest state first, then every newer one. */
-  async open (request: FastifyRequest, reply: FastifyReply, channel: string, key: string): Promise<void> {
-    const { broker, streams } = this.setup
-    if (!broker.available) throw new FST_SVC_BROKER_UNAVAILABLE('channel streams need Redis, which cannot be reached now; retry later.')
+  /** The latest state of one channel key: version 0 and state null before any publish, as a stream's first frame. */
+  async read (channel: string, key: string): Promise<{ version: number, state: unknown }> {
+    const { version, json } = await this.setup.broker.read(this.setup.topics.channel(channel, key))
+    return { version, state: JSON.parse(json) }
+  }
+
+  /**
+   * Calls `onPublish` for each state of one channel key published from now on (on any instance), once
+   * subscribed; resolves to the function that ends it. Followers share the key's one broker
+   * subscription with its streams.
+   */
+  async follow (channel: string, key: string, onPublish: () => void): Promise<() => void> {
     const topic = this.setup.topics.channel(channel, key)
     const watcher = new ChannelWatcher()
-    // Subscribed before the state is read: a publish in between is caught by the watcher, not lost.
-    await this.watch(topic, watcher)
-    let stored: StoredState
-    try {
-      stored = await broker.read(topic)
-    } catch (error) {
-      this.unwatch(topic, watcher)
-      throw new FST_SVC_BROKER_UNAVAILABLE(`the state of channel "${channel}" cannot be read: ${(error as Error).message}`)
-    }
+    watcher.begin(() => onPublish(), await this.watchStored(topic, watcher, channel), false)
+    return () => this.unwatch(topic, watcher)
+  }
+
+  /** Opens a channel stream: the latest state first, then every newer one. */
+  async open (request: FastifyRequest, reply: FastifyReply, channel: string, key: string): Promise<void> {
+    const { streams } = this.setup
+    const topic = this.setup.topics.channel(channel, key)
+    const watcher = new ChannelWatcher()
+    const stored = await this.watchStored(topic, watcher, channel)
     // Checked after the awaits: the app may have started closing meanwhile, and a stream opened now would hold it open.
     if (streams.closing) {
       this.unwatch(topic, watcher)
@@ -119,7 +136,24 @@ export class ChannelHub {
       this.unwatch(topic, watcher)
       return
     }
-    watcher.begin(stream, stored)
+    watcher.begin((frame) => stream.write(frame()), stored, true)
+  }
+
+  /**
+   * Adds `watcher` to the key's watchers, then reads the stored state: subscribed before the state is
+   * read, so a publish in between is caught by the watcher, not lost. A failed read removes it again.
+   * Refused at once while a shared broker is down.
+   */
+  private async watchStored (topic: string, watcher: ChannelWatcher, channel: string): Promise<StoredState> {
+    const { broker } = this.setup
+    if (!broker.available) throw new FST_SVC_BROKER_UNAVAILABLE('channel streams need Redis, which cannot be reached now; retry later.')
+    await this.watch(topic, watcher)
+    try {
+      return await broker.read(topic)
+    } catch (error) {
+      this.unwatch(topic, watcher)
+      throw new FST_SVC_BROKER_UNAVAILABLE(`the state of channel "${channel}" cannot be read: ${(error as Error).message}`)
+    }
   }
 
   private watch (topic: string, watcher: ChannelWatcher): Promise<void> {

@@ -63,6 +63,19 @@ export class Realtime {
     return this.channels.publish(channel, key, state)
   }
 
+  /** The latest state of one channel key: `{ version: 0, state: null }` before any publish. */
+  readChannel (channel: string, key: string): Promise<{ version: number, state: unknown }> {
+    return this.channels.read(channel, key)
+  }
+
+  /**
+   * Calls `onPublish` on each publish to one channel key from now on; resolves, once subscribed, to the
+   * function that stops it.
+   */
+  followChannel (channel: string, key: string, onPublish: () => void): Promise<() => void> {
+    return this.channels.follow(channel, key, onPublish)
+  }
+
   /** Opens an events stream for a subscriber who asked for `events`. `lastEventId`: the client's header. */
   openEvents (request: FastifyRequest, reply: FastifyReply, events: ReadonlySet<string>, subject: string | undefined, lastEventId: unknown): void {
     this.events.open(request, reply, events, subject, lastEventId)

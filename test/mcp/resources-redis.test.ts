@@ -1,0 +1,59 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import t, { type Test } from 'tap'
+import svcManifest from '../../lib/index.js'
+import { requiredOptions } from '../helpers/app.js'
+import { httpClient } from '../helpers/mcp.js'
+import { listening } from '../helpers/net.js'
+import { startRedis, type RedisServer } from '../helpers/redis.js'
+
+const redis: RedisServer = await startRedis()
+t.teardown(() => redis.stop())
+
+/** One instance of the service (channels open to everyone), sharing `redis` with the others. */
+async function instance (t: Test): Promise<{ app: FastifyInstance, url: string }> {
+  const app = Fastify()
+  await app.register(svcManifest, {
+    ...requiredOptions,
+    svc: '0.5.0',
+    mcp: true,
+    channels: { cart: { description: 'Cart state' } },
+    realtime: { redis: redis.url }
+  })
+  app.get('/ping', { svc: { description: 'Ping' } }, async () => 'pong')
+  return { app, url: `${await listening(t, app)}/mcp` }
+}
+
+t.test('a publish on one instance is an update to a listener on another, and a read there sees it', async (t) => {
+  const a = await instance(t)
+  const b = await instance(t)
+  const onB = await httpClient(t, b.url)
+  const updates: string[] = []
+  onB.setNotificationHandler('notifications/resources/updated', (notification) => { updates.push(notification.params.uri) })
+  await onB.listen({ resourceSubscriptions: ['svc://cart/carol'] })
+  await a.app.svc.publish('cart', 'carol', { items: ['mug'] })
+  const deadline = Date.now() + 5000
+  while (updates.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.same(updates, ['svc://cart/carol'])
+  const { contents } = await onB.readResource({ uri: 'svc://cart/carol' })
+  t.match(JSON.parse((contents[0] as { text: string }).text), { version: Number, state: { items: ['mug'] } })
+})
+
+t.test('a key Redis cannot read: the read and the listen fail, nothing is left followed', async (t) => {
+  const { app, url } = await instance(t)
+  const store = new Redis(redis.url)
+  t.teardown(() => store.quit())
+  await store.set('svc:Shop/channel/cart/mallory', 'not a hash')
+  const client = await httpClient(t, url)
+  await t.rejects(client.readResource({ uri: 'svc://cart/mallory' }), { message: /WRONGTYPE/ })
+  await t.rejects(client.listen({ resourceSubscriptions: ['svc://cart/mallory'] }))
+  await t.rejects(client.listen({ resourceSubscriptions: ['svc://cart/mallory'] }), 'again: the failed follow was let go')
+  // Another key still works on the same instance.
+  const updates: string[] = []
+  client.setNotificationHandler('notifications/resources/updated', (notification) => { updates.push(notification.params.uri) })
+  await client.listen({ resourceSubscriptions: ['svc://cart/carol'] })
+  await app.svc.publish('cart', 'carol', {})
+  const deadline = Date.now() + 5000
+  while (updates.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.same(updates, ['svc://cart/carol'])
+})
