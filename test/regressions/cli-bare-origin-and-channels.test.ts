@@ -32,7 +32,7 @@ t.test('watch against a service without that channel says so, in one line, exit 
   const layout1 = await service(t)
   const none = await cli('watch', layout1, 'cart', 'alice')
   t.equal(none.code, 1)
-  oneLine(t, none.stderr, `has no channel "cart": its manifest (layout 1.0) has no channels.`)
+  oneLine(t, none.stderr, 'has no channel "cart": its manifest (layout 1.0) has no channels.')
   const layout05 = await service(t, { svc: '0.5.0', channels: { wishlist: { description: 'Wishes' } } })
   const other = await cli('watch', layout05, 'cart', 'alice')
   t.equal(other.code, 1)

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
-import S from 'fluent-json-schema'
+import { S } from 'fluent-json-schema'
+import type { FastifySchema } from 'fastify'
 import t from 'tap'
 import { readyApp } from '../helpers/app.js'
 
@@ -31,7 +32,9 @@ t.test('the route\'s own validatorCompiler judges its examples, whatever it answ
 
 t.test('query, fluent schemas, path params and a DELETE body schema are read as the call places them', async (t) => {
   await t.rejects(readyApp({}, (app) => {
-    app.get('/q', { schema: { query: Type.Object({ limit: Type.Integer({ maximum: 50 }) }) }, svc: { description: 'Q', examples: [{ params: { limit: 999 } }] } }, async () => ({}))
+    // Fastify takes `query` for `querystring`; its types name only the latter.
+    const schema = { query: Type.Object({ limit: Type.Integer({ maximum: 50 }) }) } as FastifySchema
+    app.get('/q', { schema, svc: { description: 'Q', examples: [{ params: { limit: 999 } }] } }, async () => ({}))
   }), { ...refused, message: /querystring\/limit must be <= 50/ })
   await t.rejects(readyApp({}, (app) => {
     app.post('/f', { schema: { body: S.object().prop('email', S.string().format('email')).required(['email']) }, svc: { description: 'F', examples: [{ params: { email: 'nope' } }] } }, async () => ({}))
