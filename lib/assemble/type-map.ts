@@ -203,10 +203,8 @@ const DESCRIBED: ReadonlyArray<[string, 'string' | 'number' | 'count']> = [
  * shared schema described inline, that schema.
  */
 function bodyOf (node: Schema, types: SchemaLookup): Schema {
-  if (typeof node.$ref === 'string') {
-    const target = refName(node.$ref, types) ?? types.shared?.resolve(node.$ref)
-    return isPlainObject(target) ? bodyOf(target, types) : node
-  }
+  // A `$ref` here is to a shared schema described inline: a registered type is no primitive, and ends before.
+  if (typeof node.$ref === 'string') return bodyOf(types.shared?.resolve(node.$ref) as Schema, types)
   const branches = node.anyOf ?? node.oneOf
   if (node.type !== undefined || !Array.isArray(branches)) return node
   const others = branches.filter((branch) => !isNullSchema(branch))

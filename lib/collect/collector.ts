@@ -72,7 +72,7 @@ export class RouteCollector {
     }
     command.returns ??= responseSchema(routeOptions, command.route)
     if (routeOptions.bodyLimit !== undefined) command.bodyLimit = routeOptions.bodyLimit
-    if (command.examples !== undefined) this.exampleTargets.push(exampleTarget(instance, routeOptions, command))
+    if (command.examples !== undefined) this.exampleTargets.push(exampleTarget(instance, routeOptions, command, command.examples))
     this.commands.push(command)
     this.remember(svc, command)
     this.onCommandRoute(routeOptions, command)

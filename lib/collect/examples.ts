@@ -14,6 +14,8 @@ const PART_OF_PLACE = { path: 'params', query: 'querystring', body: 'body' } as 
 /** What checking a command's examples needs of its route, copied at `onRoute` time. */
 export interface ExampleTarget {
   command: CommandSource
+  /** The command's `svc.examples`: a target exists only for a command that has some. */
+  examples: NonNullable<CommandSource['examples']>
   /** The instance the route was registered in: its validator compiler knows that context's shared schemas. */
   instance: FastifyInstance
   /** The route's own `validatorCompiler` option, when it has one. */
@@ -21,7 +23,7 @@ export interface ExampleTarget {
   schemas: Partial<Record<HttpPart, unknown>>
 }
 
-export function exampleTarget (instance: FastifyInstance, routeOptions: RouteOptions, command: CommandSource): ExampleTarget {
+export function exampleTarget (instance: FastifyInstance, routeOptions: RouteOptions, command: CommandSource, examples: NonNullable<CommandSource['examples']>): ExampleTarget {
   const schema = isPlainObject(routeOptions.schema) ? routeOptions.schema : {}
   const schemas: ExampleTarget['schemas'] = {}
   if (schema.params !== undefined) schemas.params = schema.params
@@ -29,7 +31,7 @@ export function exampleTarget (instance: FastifyInstance, routeOptions: RouteOpt
   const querystring = schema.querystring ?? schema.query
   if (querystring !== undefined) schemas.querystring = querystring
   if (schema.body !== undefined) schemas.body = schema.body
-  const target: ExampleTarget = { command, instance, schemas }
+  const target: ExampleTarget = { command, examples, instance, schemas }
   if (routeOptions.validatorCompiler !== undefined) target.compiler = routeOptions.validatorCompiler as FastifySchemaCompiler<unknown>
   return target
 }
@@ -44,7 +46,7 @@ export function checkExamples (targets: readonly ExampleTarget[]): Error[] {
   const problems: Error[] = []
   for (const target of targets) {
     const { command } = target
-    for (const [index, example] of (command.examples ?? []).entries()) {
+    for (const [index, example] of target.examples.entries()) {
       const named = `command ${command.route} (svc.examples[${index}]${example.title === undefined ? '' : ` "${example.title}"`})`
       const reason = refusal(target, example.params)
       if (reason !== undefined) problems.push(new FST_SVC_INVALID_EXAMPLE(`${named}: ${reason}. Fix the example's params, or the route's schema.`))
@@ -60,7 +62,8 @@ function refusal (target: ExampleTarget, params: Record<string, unknown>): strin
   if (missing.length > 0) return `path param ${missing.map((name) => `"${name}"`).join(', ')} missing`
   const parts: Record<HttpPart, Record<string, unknown>> = { params: {}, querystring: {}, body: {} }
   for (const [name, value] of Object.entries(params)) {
-    const declared = command.paramSources.find((source) => Object.hasOwn(propertiesOf(source.schema) ?? {}, name))
+    // Every param source is an object schema with properties: the collector refuses any other.
+    const declared = command.paramSources.find((source) => Object.hasOwn(propertiesOf(source.schema) as object, name))
     parts[PART_OF_PLACE[declared?.place ?? svcParamsPlace(command.method)]][name] = value
   }
   for (const part of ['params', 'querystring', 'body'] as const) {
