@@ -29,7 +29,7 @@ t.test('an example param the command does not declare goes where a call would pu
   t.same((await fetchManifest(app)).commands.b.examples, [{ params: { a: 'x', extra: 1 } }], 'accepted, and served as written')
   const bare = () => Object.assign(() => false, { errors: [{}] })
   await t.rejects(readyApp({}, (app) => {
-    app.get('/c', { schema: { querystring: { type: 'object', properties: { q: { type: 'string' } } } }, validatorCompiler: bare, svc: { description: 'C', examples: [{ params: {} }] } }, async () => ({}))
+    app.get('/c', { schema: { querystring: { type: 'object', properties: { q: { type: 'string' } } } }, validatorCompiler: bare as never, svc: { description: 'C', examples: [{ params: {} }] } }, async () => ({}))
   }), { code: 'FST_SVC_INVALID_EXAMPLE', message: /querystring is invalid\. Fix the example/ })
 })
 

@@ -137,7 +137,8 @@ t.test('a publish made the moment Redis is back reaches a watcher on another ins
   // A's subscriber connection has subscribed again. (A try that stored the state but could not send it
   // rejects, and the next try takes the next version.)
   const version = await publishWhenBack(b.app, 'c2', { n: 'first after the restart' })
-  t.ok(version <= 2, `versions start again at 1 (this publish took ${version})`)
+  // Each try that stored but could not send took a version: under load that is one more. Not reset, it would be 4.
+  t.ok(version <= 3, `versions start again at 1 (this publish took ${version}, not the 4 a kept store gives)`)
   await lastIs(watcher, { version, state: { n: 'first after the restart' } }, 'the first publish after the restart')
   const afterRestart = states(watcher).slice(4)
   t.ok(afterRestart.every((state) => state.version <= version), `only the lost state and what was published since: ${JSON.stringify(afterRestart)}`)
