@@ -1,6 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { createServer, type Server, type Socket } from 'node:net'
 import { once } from 'node:events'
+import { Writable } from 'node:stream'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { Test } from 'tap'
+import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
+import { requiredOptions } from './app.js'
+import { listening } from './net.js'
 
 /** A real redis-server for one test: its own free port on loopback, no persistence, stopped by `stop()`. */
 export interface RedisServer {
@@ -111,4 +117,47 @@ export async function startSilentServer ({ halfOpen = false } = {}): Promise<Sil
       await once(server, 'close')
     }
   }
+}
+
+/** One running instance of a service: its app, its origin, and every line it logged, parsed. */
+export interface ServiceInstance {
+  app: FastifyInstance
+  origin: string
+  logs: Array<Record<string, unknown>>
+}
+
+export interface InstanceSettings {
+  /** The logger's level: the lines below it are not in `logs`. */
+  logLevel?: 'info' | 'warn'
+  /** Adds routes after the plugin, before it listens. */
+  routes?: (app: FastifyInstance) => void
+}
+
+/**
+ * An app with the plugin (`options` over the four required ones) whose `realtime.redis` is `redisUrl`, so
+ * that instances started on one URL share their events and states; `undefined`: no Redis, the instance's
+ * own broker. It listens on a free loopback port and is closed when the test ends.
+ */
+export async function startInstance (
+  t: Test,
+  redisUrl: string | undefined,
+  options: Partial<SvcManifestOptions> = {},
+  { logLevel = 'info', routes = () => {} }: InstanceSettings = {}
+): Promise<ServiceInstance> {
+  const logs: Array<Record<string, unknown>> = []
+  const stream = new Writable({
+    write (chunk, _encoding, callback) {
+      logs.push(JSON.parse(chunk.toString()))
+      callback()
+    }
+  })
+  const app = Fastify({ logger: { level: logLevel, stream } })
+  await app.register(svcManifest, {
+    ...requiredOptions,
+    ...options,
+    realtime: { ...options.realtime, ...(redisUrl === undefined ? {} : { redis: redisUrl }) }
+  })
+  routes(app)
+  const origin = await listening(t, app)
+  return { app, origin, logs }
 }

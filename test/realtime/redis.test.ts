@@ -1,12 +1,10 @@
-import { Writable } from 'node:stream'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
-import { freePort, startRedis, type RedisServer } from '../helpers/redis.js'
+import { freePort, startInstance, startRedis, type RedisServer, type ServiceInstance } from '../helpers/redis.js'
 import { pause, subscribe } from '../helpers/sse.js'
-import { listen } from '../helpers/net.js'
 
 const TOKENS: Record<string, unknown> = { 'alice-token': { sub: 'alice' }, 'bob-token': { sub: 'bob' } }
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
@@ -14,35 +12,17 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 const redis: RedisServer = await startRedis()
 t.teardown(() => redis.stop())
 
-interface Instance {
-  app: FastifyInstance
-  origin: string
-  logs: Array<Record<string, unknown>>
-}
-
 /** One instance of the shop service, sharing `redis` with the others. */
-async function instance (t: Test, options: Partial<SvcManifestOptions> = {}): Promise<Instance> {
-  const logs: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      logs.push(JSON.parse(chunk.toString()))
-      callback()
-    }
-  })
-  const app = Fastify({ logger: { level: 'info', stream } })
-  await app.register(svcManifest, {
-    ...requiredOptions,
+async function instance (t: Test, options: Partial<SvcManifestOptions> = {}): Promise<ServiceInstance> {
+  return await startInstance(t, redis.url, {
     svc: '0.5.0',
     auth: { type: 'bearer', description: 'Demo tokens', verify: (token) => TOKENS[token] },
     events: { 'cart.updated': { description: 'Cart changed' }, news: { description: 'News' } },
     channels: { cart: { description: 'Cart state' } },
-    realtime: { redis: redis.url },
     ...options
+  }, {
+    routes: (app) => { app.get('/ping', { svc: { description: 'Ping' } }, async () => ({ pong: true })) }
   })
-  app.get('/ping', { svc: { description: 'Ping' } }, async () => ({ pong: true }))
-  const origin = await listen(app)
-  t.teardown(() => app.close())
-  return { app, origin, logs }
 }
 
 t.test('an event emitted on A reaches subscribers on B, targeted ones only their subject', async (t) => {

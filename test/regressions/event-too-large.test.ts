@@ -1,11 +1,7 @@
-import { Writable } from 'node:stream'
-import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
-import { startRedis } from '../helpers/redis.js'
+import type { SvcManifestOptions } from '../../lib/index.js'
+import { startInstance, startRedis, type ServiceInstance as Instance } from '../helpers/redis.js'
 import { pause, subscribe } from '../helpers/sse.js'
-import { listen } from '../helpers/net.js'
 
 /**
  * Defect: one 2 MiB event disconnected every subscriber, those reading included (its frame alone was over
@@ -21,31 +17,14 @@ const NEWS_FRAME = Buffer.byteLength(`id: ${LONGEST_ID}\nevent: news\ndata: \n\n
 /** Bytes of a channel frame around its state's JSON. */
 const STATE_FRAME = Buffer.byteLength(`id: ${LONGEST_ID}\nevent: state\ndata: {"version":${LONGEST_ID},"state":}\n\n`)
 
-interface Instance {
-  app: FastifyInstance
-  origin: string
-  logs: Array<Record<string, unknown>>
-}
-
-async function start (t: Test, realtime: SvcManifestOptions['realtime'] = {}): Promise<Instance> {
-  const logs: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      logs.push(JSON.parse(chunk.toString()))
-      callback()
-    }
-  })
-  const app = Fastify({ logger: { level: 'warn', stream } })
-  await app.register(svcManifest, {
-    ...requiredOptions,
+/** A service with a `news` event and a `cart` channel; `realtime.redis` shares it with the instances on that URL. */
+async function start (t: Test, { redis, ...realtime }: SvcManifestOptions['realtime'] = {}): Promise<Instance> {
+  return await startInstance(t, redis, {
     svc: '0.5.0',
     events: { news: { description: 'News' } },
     channels: { cart: { description: 'Cart' } },
     realtime
-  })
-  const origin = await listen(app)
-  t.teardown(() => app.close())
-  return { app, origin, logs }
+  }, { logLevel: 'warn' })
 }
 
 /** A JSON string payload whose `news` frame is exactly `bytes` long, made of `unit` (1 to 4 bytes each). */

@@ -1,12 +1,8 @@
-import { Writable } from 'node:stream'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
-import { startRedis, type RedisServer } from '../helpers/redis.js'
+import { startInstance, startRedis, type RedisServer, type ServiceInstance as Instance } from '../helpers/redis.js'
 import { pause, subscribe, type SseSubscriber } from '../helpers/sse.js'
-import { listen } from '../helpers/net.js'
 
 /**
  * Defect: after Redis restarted empty (the stored channel states lost), versions started again at 1, and
@@ -18,32 +14,8 @@ import { listen } from '../helpers/net.js'
 const redis: RedisServer = await startRedis()
 t.teardown(() => redis.stop())
 
-interface Instance {
-  app: FastifyInstance
-  origin: string
-  logs: Array<Record<string, unknown>>
-}
-
 /** One instance of a service with a `cart` channel, open to everyone (no auth), sharing `redis`. */
-async function instance (t: Test): Promise<Instance> {
-  const logs: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      logs.push(JSON.parse(chunk.toString()))
-      callback()
-    }
-  })
-  const app = Fastify({ logger: { level: 'info', stream } })
-  await app.register(svcManifest, {
-    ...requiredOptions,
-    svc: '0.5.0',
-    channels: { cart: { description: 'Cart state' } },
-    realtime: { redis: redis.url }
-  })
-  const origin = await listen(app)
-  t.teardown(() => app.close())
-  return { app, origin, logs }
-}
+const instance = (t: Test) => startInstance(t, redis.url, { svc: '0.5.0', channels: { cart: { description: 'Cart state' } } })
 
 interface StateFrame { version: number, state: unknown }
 
