@@ -19,7 +19,7 @@ import { registerStreams } from './http/streams.js'
 import { registerUiRoutes } from './http/ui.js'
 import { readOptions, type SvcManifestOptions } from './options.js'
 import { together } from './problems.js'
-import type { Realtime } from './realtime/realtime.js'
+import { RealtimeOnDemand } from './realtime/on-demand.js'
 import { svcRegistry, type SvcRegistry } from './registry.js'
 import type { Schema } from './schema/schema.js'
 
@@ -47,8 +47,15 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const collector = new RouteCollector(declarations, (routeOptions, command) => auth.attach(routeOptions, command))
   let catalog: Catalog | undefined
   let prepared: PreparedResponse | undefined
-  /** Loaded and started by ready(): the realtime code costs an app's start, not the plugin's import. */
-  let realtime: Realtime | undefined
+  const realtime = new RealtimeOnDemand(() => ({
+    settings: config.realtime,
+    serviceName: config.name,
+    authConfigured: config.auth !== undefined,
+    events: declarations.events,
+    channels: declarations.channels,
+    sharedSchemas: schemasForPayloads(fastify, declarations),
+    log: fastify.log
+  }))
   const catalogListeners: CatalogListener[] = []
   const context: EndpointContext = {
     links: new EndpointLinks(),
@@ -57,14 +64,14 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     dispatcher: new Dispatcher(fastify, () => catalog),
     declarations,
     prepared: () => prepared,
-    realtime: () => realtime,
+    realtime,
     onCatalog: (listener) => { catalogListeners.push(listener) }
   }
 
   const recordRoute = unseenRoutes.onRoute
   if (recordRoute !== undefined) fastify.addHook('onRoute', recordRoute)
   fastify.addHook('onRoute', collector.onRoute)
-  fastify.decorate('svc', svcRegistry(declarations, () => catalog, () => realtime))
+  fastify.decorate('svc', svcRegistry(declarations, () => catalog, () => realtime.current))
   fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
   for (const register of ENDPOINTS) await register(fastify, config, context)
 
@@ -89,17 +96,8 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     for (const listener of catalogListeners) listener(catalog, (id) => fastify.getSchema(id) as Schema | undefined)
     declarations.close()
     collector.release()
-    const { Realtime } = await import('./realtime/realtime.js')
     // Handed out once started: until then emit() and publish() say the app is not ready.
-    realtime = await Realtime.start({
-      settings: config.realtime,
-      serviceName: config.name,
-      authConfigured: config.auth !== undefined,
-      events: declarations.events,
-      channels: declarations.channels,
-      sharedSchemas: schemasForPayloads(fastify, declarations),
-      log: fastify.log
-    })
+    if (declarations.events.size > 0 || declarations.channels.size > 0) await realtime.start()
   })
 }
 

@@ -4,6 +4,7 @@ import { FST_SVC_NOT_READY } from './errors.js'
 import type { Manifest } from './manifest/types.js'
 import type { JsonSchema, SvcChannelOptions, SvcEventOptions } from './options.js'
 import type { EmitOptions, Realtime } from './realtime/realtime.js'
+import { unknownChannel, unknownEvent } from './realtime/undeclared.js'
 
 /** The `app.svc` decorator. */
 export interface SvcRegistry {
@@ -43,10 +44,15 @@ export function svcRegistry (declarations: Declarations, catalog: () => Catalog 
     if (current === undefined) throw new FST_SVC_NOT_READY('app.svc.manifest and app.svc.checksum are available after `await app.ready()`.')
     return current
   }
-  const started = (call: string): Realtime => {
+  /**
+   * The hub. An app that declares no event and no channel has none unless a stream started it: once ready,
+   * each of its calls names an undeclared event or channel.
+   */
+  const started = (call: string, undeclared: () => Error): Realtime => {
     const current = realtime()
-    if (current === undefined) throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
-    return current
+    if (current !== undefined) return current
+    if (catalog() !== undefined && declarations.events.size === 0 && declarations.channels.size === 0) throw undeclared()
+    throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
   }
   return {
     type: (name, schema) => declarations.addType(name, schema),
@@ -54,7 +60,7 @@ export function svcRegistry (declarations: Declarations, catalog: () => Catalog 
     channel: (name, options) => declarations.addChannel(name, options),
     get manifest () { return built().manifest },
     get checksum () { return built().checksum },
-    emit: (event, data, options) => started('app.svc.emit()').emit(event, data, options),
-    publish: (channel, key, state) => started('app.svc.publish()').publish(channel, key, state)
+    emit: (event, data, options) => started('app.svc.emit()', () => unknownEvent(event, [])).emit(event, data, options),
+    publish: (channel, key, state) => started('app.svc.publish()', () => unknownChannel(channel, [])).publish(channel, key, state)
   }
 }

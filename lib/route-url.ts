@@ -26,7 +26,12 @@ export function parseRouteUrl (url: string): UrlPart[] {
   }
   for (let index = 0; index < url.length; index++) {
     const char = url[index]
-    if (char === ':' && url[index + 1] === ':') {
+    if (char !== ':' && char !== '*') {
+      // Static text up to the next param, in one piece.
+      const next = nextSpecial(url, index)
+      literal += url.slice(index, next)
+      index = next - 1
+    } else if (char === ':' && url[index + 1] === ':') {
       literal += ':'
       index++
     } else if (char === ':') {
@@ -37,14 +42,20 @@ export function parseRouteUrl (url: string): UrlPart[] {
       const optional = url[end] === '?'
       param(name, optional)
       index = optional ? end : end - 1
-    } else if (char === '*') {
-      param('*', false)
     } else {
-      literal += char
+      param('*', false)
     }
   }
   if (literal !== '') parts.push({ kind: 'literal', text: literal })
   return parts
+}
+
+/** Where the next `:` or `*` at or after `from` is, or the URL's length. */
+function nextSpecial (url: string, from: number): number {
+  const colon = url.indexOf(':', from)
+  const star = url.indexOf('*', from)
+  const end = colon === -1 ? url.length : colon
+  return star === -1 || star > end ? end : star
 }
 
 /** Whether a URL has any param at all: most URLs have none, and need no parsing. */

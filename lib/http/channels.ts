@@ -24,7 +24,8 @@ export function registerChannelsRoute (fastify: FastifyInstance, channels: Reado
     if (!(await mayWatch(entry, credential, key, request, deps))) {
       throw new FST_SVC_FORBIDDEN(`Not allowed to watch channel "${channel}" key ${JSON.stringify(key)}.`)
     }
-    await deps.realtime().openChannel(request, reply, channel, key)
+    const realtime = await deps.realtime()
+    await realtime.openChannel(request, reply, channel, key)
   })
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Catalog } from '../catalog.js'
 import type { Declarations } from '../collect/declarations.js'
 import type { Config } from '../options.js'
-import type { Realtime } from '../realtime/realtime.js'
+import type { RealtimeOnDemand } from '../realtime/on-demand.js'
 import type { Schema } from '../schema/schema.js'
 import type { BearerAuth } from './auth.js'
 import type { Dispatcher } from './dispatch.js'
@@ -24,8 +24,8 @@ export interface EndpointContext {
   readonly declarations: Declarations
   /** Undefined until `ready()` has built the manifest, and when it failed. */
   readonly prepared: () => PreparedResponse | undefined
-  /** Undefined until `ready()` has started it. */
-  readonly realtime: () => Realtime | undefined
+  /** Started by `ready()` when the app declares an event or a channel, else by the first stream. */
+  readonly realtime: RealtimeOnDemand
   /** Registers a listener for the catalog, once it is built. */
   readonly onCatalog: (listener: CatalogListener) => void
 }

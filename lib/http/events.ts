@@ -6,8 +6,8 @@ import type { SubjectOf } from '../realtime/addressing.js'
 export interface StreamRouteDependencies {
   /** `basePath` option: the stream routes live under it. */
   basePath: string
-  /** Set once the app is ready, before any request reaches a stream route. */
-  realtime: () => Realtime
+  /** The started hub: already there when the app declares an event or a channel. */
+  realtime: () => Promise<Realtime>
   /** The origin and host check (DESIGN §8), first on every stream request. */
   originCheck: onRequestHookHandler
   /** The bearer-auth `onRequest` hook of commands with `auth: 'required'`, when the plugin has `auth`. */
@@ -34,10 +34,11 @@ export function streamRouteOptions (deps: StreamRouteDependencies): RouteShortha
  * `auth: 'required'`, and also receives the events addressed to its subject.
  */
 export function registerEventsRoute (fastify: FastifyInstance, events: ReadonlyMap<string, unknown>, deps: StreamRouteDependencies): void {
-  fastify.get(`${deps.basePath}/events`, streamRouteOptions(deps), function svcEventsStream (request: FastifyRequest, reply: FastifyReply) {
+  fastify.get(`${deps.basePath}/events`, streamRouteOptions(deps), async function svcEventsStream (request: FastifyRequest, reply: FastifyReply) {
     const names = requestedEvents((request.query as Record<string, unknown>).events, events)
     const subject = deps.authenticate === undefined ? undefined : deps.subjectOf(deps.credentialOf(request))
-    deps.realtime().openEvents(request, reply, names, subject, request.headers['last-event-id'])
+    const realtime = await deps.realtime()
+    realtime.openEvents(request, reply, names, subject, request.headers['last-event-id'])
   })
 }
 

@@ -81,7 +81,7 @@ export class McpEndpoint {
       channels: declarations.channels,
       auth,
       rule: { authenticate: config.auth === undefined ? undefined : auth.onRequest, subjectOf: subjectReader(config.auth?.subject) },
-      realtime: realtime as () => Realtime
+      realtime: () => realtime.current as Realtime
     }
     const endpoint = new McpEndpoint(sdk, { name: config.name, version: config.version, instructions }, dispatcher, maxBatch, channels)
     const { path } = config.mcp

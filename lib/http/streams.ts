@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import type { Config } from '../options.js'
 import { subjectReader } from '../realtime/addressing.js'
-import type { Realtime } from '../realtime/realtime.js'
 import { CREDENTIAL_PROPERTY } from './auth.js'
 import { registerChannelsRoute } from './channels.js'
 import type { EndpointContext } from './endpoint.js'
@@ -12,7 +11,7 @@ import { registerEventsRoute, type StreamRouteDependencies } from './events.js'
 export function registerStreams (fastify: FastifyInstance, config: Config, { declarations, auth, origins, realtime, links }: EndpointContext): void {
   const deps: StreamRouteDependencies = {
     basePath: config.basePath,
-    realtime: realtime as () => Realtime,
+    realtime: () => realtime.start(),
     originCheck: origins.onRequest,
     authenticate: config.auth === undefined ? undefined : auth.onRequest,
     credentialOf: (request) => request[CREDENTIAL_PROPERTY],
@@ -27,10 +26,10 @@ export function registerStreams (fastify: FastifyInstance, config: Config, { dec
   }
   // Streams end before the server closes (it waits for open responses), the broker after it.
   fastify.addHook('preClose', function endSvcStreams (done) {
-    realtime()?.endStreams()
+    realtime.endStreams()
     done()
   })
   fastify.addHook('onClose', async function closeSvcBroker () {
-    await realtime()?.close()
+    await realtime.close()
   })
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import canonicalize from 'canonicalize'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 import { setOwn } from '../util/own-key.js'
 import type { ManifestCommand } from './types.js'
 
@@ -39,7 +40,20 @@ const SURROGATE_ESCAPE = '\\ud'
  */
 export function canonicalJson (value: unknown): string {
   // canonicalize() returns undefined only for undefined input, which the callers never pass.
-  return orderedJson(value) ?? canonicalize(value) as string
+  return orderedJson(value) ?? loadedCanonicalize()(value) as string
+}
+
+type Canonicalize = (value: unknown) => string | undefined
+let canonicalize: Canonicalize | undefined
+
+/**
+ * The `canonicalize` package, loaded the first time the fast path gives up: nearly every manifest never
+ * needs it, and an app should not pay for loading it. It is ESM only, and this call is synchronous: Node
+ * (>= 20.19) requires an ES module by the file its `import` resolves to.
+ */
+function loadedCanonicalize (): Canonicalize {
+  canonicalize ??= (createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('canonicalize'))) as { default: Canonicalize }).default
+  return canonicalize
 }
 
 /**

@@ -1,10 +1,11 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import { FST_SVC_BROKER_UNAVAILABLE, FST_SVC_CLOSED, FST_SVC_INVALID_PUBLISH, FST_SVC_UNKNOWN_CHANNEL } from '../errors.js'
+import { FST_SVC_BROKER_UNAVAILABLE, FST_SVC_CLOSED, FST_SVC_INVALID_PUBLISH } from '../errors.js'
 import { isChannelKey } from './addressing.js'
 import type { Broker, BrokerListener, BrokerMessage, StateVersion, StoredState } from './broker.js'
 import { closedError, type OpenStreams } from './open-streams.js'
 import { STATE_FRAME_OVERHEAD, stateFrame } from './stream.js'
-import { listOf, toJson, type Topics } from './topics.js'
+import { toJson, type Topics } from './topics.js'
+import { unknownChannel } from './undeclared.js'
 
 /** A channel state on its way; its topic names the channel and the key. */
 interface StateMessage extends BrokerMessage {
@@ -88,7 +89,7 @@ export class ChannelHub {
     const { broker, streams, channels } = this.setup
     if (streams.closed) throw new FST_SVC_CLOSED('app.svc.publish() was called after app.close().')
     if (!channels.has(channel)) {
-      throw new FST_SVC_UNKNOWN_CHANNEL(`app.svc.publish("${channel}"): no such channel is declared (declared: ${listOf(channels.keys())}).`)
+      throw unknownChannel(channel, channels.keys())
     }
     if (!isChannelKey(key)) throw new FST_SVC_INVALID_PUBLISH(`app.svc.publish("${channel}", key): the key must be a non-empty string of well-formed Unicode; got ${typeof key === 'string' ? 'a string that is not' : typeof key}.`)
     const json = toJson(state, (reason) => new FST_SVC_INVALID_PUBLISH(`channel "${channel}": the state is not JSON (${reason}).`))

@@ -1,10 +1,11 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_CLOSED, FST_SVC_INVALID_EVENT_DATA, FST_SVC_INVALID_OPTION, FST_SVC_UNKNOWN_EVENT } from '../errors.js'
+import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_CLOSED, FST_SVC_INVALID_EVENT_DATA, FST_SVC_INVALID_OPTION } from '../errors.js'
 import type { Broker, BrokerListener, BrokerMessage } from './broker.js'
 import type { OpenStreams } from './open-streams.js'
 import type { PayloadCheck } from './payload.js'
 import { EventFrames, eventFrameOverhead, type SseStream } from './stream.js'
-import { listOf, toJson, type Topics } from './topics.js'
+import { toJson, type Topics } from './topics.js'
+import { unknownEvent } from './undeclared.js'
 
 export interface EmitOptions {
   /** A subject: only subscribers whose credential has it receive the event. Needs `auth`. */
@@ -67,7 +68,7 @@ export class EventHub {
     const { broker, streams, events, checks } = this.setup
     if (streams.closed) throw new FST_SVC_CLOSED('app.svc.emit() was called after app.close().')
     if (!events.has(event)) {
-      throw new FST_SVC_UNKNOWN_EVENT(`app.svc.emit("${event}"): no such event is declared (declared: ${listOf(events.keys())}). Declare it in the "events" option or with app.svc.event().`)
+      throw unknownEvent(event, events.keys())
     }
     const to = this.targetOf(event, options)
     const problem = checks.get(event)?.(data)

@@ -26,8 +26,8 @@ export interface RealtimeDependencies {
 
 /**
  * Emit, publish and the open streams of one app, over one broker: mqemitter in one process, or
- * mqemitter-redis (with Redis keys for the channel states) across instances. Started at `ready()` by
- * `Realtime.start`, so an instance always has its broker; the plugin hands it out only then.
+ * mqemitter-redis (with Redis keys for the channel states) across instances. Started by `Realtime.start`
+ * (see RealtimeOnDemand), so an instance always has its broker; the plugin hands it out only then.
  */
 export class Realtime {
   private constructor (
@@ -41,7 +41,9 @@ export class Realtime {
   static async start (deps: RealtimeDependencies): Promise<Realtime> {
     const checks = await compilePayloadChecks(deps.events, deps.sharedSchemas)
     const { redis, connectTimeout } = deps.settings
-    const broker = redis === undefined ? await MemoryBroker.create() : await RedisBroker.connect(redis, { connectTimeout, log: deps.log })
+    // A service that declares nothing sends nothing to other instances: its hub (opened by an events stream) needs no Redis.
+    const local = redis === undefined || (deps.events.size === 0 && deps.channels.size === 0)
+    const broker = local ? await MemoryBroker.create() : await RedisBroker.connect(redis, { connectTimeout, log: deps.log })
     const streams = new OpenStreams(deps.settings, deps.log)
     const topics = new Topics(deps.serviceName)
     try {

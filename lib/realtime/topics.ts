@@ -37,9 +37,3 @@ export function toJson (value: unknown, refuse: (reason: string) => Error): stri
   if (json === undefined) throw refuse(`a ${typeof value} has no JSON form`)
   return json
 }
-
-/** Declared names for an error message: `"a", "b"`, or `none`. */
-export function listOf (names: Iterable<string>): string {
-  const all = [...names].map((name) => `"${name}"`)
-  return all.length === 0 ? 'none' : all.join(', ')
-}

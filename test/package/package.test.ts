@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import t from 'tap'
+import { requiredOptions } from '../helpers/app.js'
 
 const run = promisify(execFile)
 const consumer = (file: string) => fileURLToPath(new URL(`../fixtures/consumer/${file}`, import.meta.url))
@@ -13,9 +14,13 @@ async function runConsumer (file: string): Promise<Record<string, unknown>> {
   return JSON.parse(stdout)
 }
 
-/** What importing `specifier` loads: the packages, and the files of this package's dist/. */
-async function loaded (specifier: string): Promise<{ packages: string[], ownFiles: string[] }> {
-  const { stdout } = await run(process.execPath, [consumer('loaded-packages.mjs'), specifier], { cwd: root })
+/**
+ * What importing `specifier` loads: the packages, and the files of this package's dist/. With `options`,
+ * also what an app with the plugin and one command (`svc`) loads until it is ready and has served its manifest.
+ */
+async function loaded (specifier: string, options?: Record<string, unknown>, svc?: Record<string, unknown>): Promise<{ packages: string[], ownFiles: string[] }> {
+  const extra = options === undefined ? [] : [JSON.stringify({ ...requiredOptions, ...options }), ...(svc === undefined ? [] : [JSON.stringify(svc)])]
+  const { stdout } = await run(process.execPath, [consumer('loaded-packages.mjs'), specifier, ...extra], { cwd: root })
   return JSON.parse(stdout)
 }
 
@@ -73,4 +78,17 @@ t.test('importing the plugin loads a few bundled files, not one per module of li
   t.ok(ownFiles.includes('index.js'), 'the hook sees the files of dist/')
   // Node's ESM loader costs about a millisecond per file; unbundled, the main entry loaded some 45.
   t.ok(ownFiles.length <= 8, `at most 8 files of dist/ (loaded ${ownFiles.length}: ${ownFiles.join(', ')})`)
+})
+
+t.test('an app loads what it uses: no realtime code without an event or a channel, no canonicalize for a manifest the fast path writes', async (t) => {
+  const realtimeChunk = (files: string[]) => files.some((file) => file.startsWith('chunks/realtime-'))
+  const plain = await loaded('fastify-svc-manifest', {})
+  t.notOk(plain.packages.includes('mqemitter'), `no mqemitter (loaded: ${plain.packages.join(', ')})`)
+  t.notOk(realtimeChunk(plain.ownFiles), `no realtime code (loaded: ${plain.ownFiles.join(', ')})`)
+  t.notOk(plain.packages.includes('canonicalize'), 'no canonicalize')
+  const withEvent = await loaded('fastify-svc-manifest', { events: { 'order.placed': { description: 'An order was placed' } } })
+  t.ok(withEvent.packages.includes('mqemitter'), 'an app with an event loads mqemitter')
+  t.ok(realtimeChunk(withEvent.ownFiles), 'and the realtime code')
+  const indexKey = await loaded('fastify-svc-manifest', {}, { description: 'Ping', params: { type: 'object', properties: { 10: { type: 'string' } } } })
+  t.ok(indexKey.packages.includes('canonicalize'), 'a key JavaScript cannot order canonically (an array index) loads canonicalize')
 })

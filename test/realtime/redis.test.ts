@@ -107,7 +107,7 @@ t.test('ready() fails with a coded error when Redis cannot be reached; the passw
   const port = await freePort()
   for (const url of [`redis://:s3cret@127.0.0.1:${port}`, `redis://127.0.0.1:${port}/2`]) {
     const app = Fastify()
-    await app.register(svcManifest, { ...requiredOptions, realtime: { redis: url } })
+    await app.register(svcManifest, { ...requiredOptions, events: { news: { description: 'News' } }, realtime: { redis: url } })
     const error = await app.ready().then(() => undefined, (error: Error) => error)
     t.match(error, { code: 'FST_SVC_BROKER_UNAVAILABLE', message: /cannot connect to realtime.redis \(redis:\/\/(:\*\*\*@)?127.0.0.1:\d+\/?2?\): .*ECONNREFUSED/ })
     t.notMatch(String(error?.message), 's3cret')

@@ -52,7 +52,8 @@ async function readyError (app: FastifyInstance, limit: number): Promise<Error &
 
 async function appOn (url: string, realtime: Record<string, unknown>, pluginTimeout = 0): Promise<FastifyInstance> {
   const app = Fastify({ pluginTimeout })
-  await app.register(svcManifest, { ...requiredOptions, realtime: { redis: url, ...realtime } })
+  // An event declared: a service that declares none needs no Redis and connects to none.
+  await app.register(svcManifest, { ...requiredOptions, events: { 'order.placed': { description: 'An order' } }, realtime: { redis: url, ...realtime } })
   return app
 }
 
