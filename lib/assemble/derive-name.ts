@@ -17,13 +17,13 @@ const VERBS: Readonly<Record<string, string>> = { POST: 'create', PUT: 'update',
  */
 export function deriveName (url: string, method = 'GET', names: NamesConfig = { style: 'path' }): string {
   const parts = parseRouteUrl(stripped(url, names.stripPrefix))
-  const withoutParams = parts.map((part) => part.kind === 'literal' ? part.text : REMOVED).join('')
-  const segments: string[] = []
+  let withoutParams = ''
+  for (const part of parts) withoutParams += part.kind === 'literal' ? part.text : REMOVED
+  let name = ''
   for (const segment of withoutParams.split('/')) {
     const part = staticPart(segment)
-    if (part !== '') segments.push(part)
+    if (part !== '') name = name === '' ? part : `${name}.${part}`
   }
-  const name = segments.join('.')
   if (names.style === 'path' || name === '') return name
   return `${name}.${restVerb(method, parts)}`
 }

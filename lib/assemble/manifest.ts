@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { commandRouteOf, type CommandRoute } from './command-route.js'
 import type { Declarations } from '../collect/declarations.js'
 import type { CommandSource, ParamSource } from '../collect/sources.js'
@@ -53,22 +54,49 @@ export function buildManifest (
     events,
     ...(config.layout === '0.5.0' && { channels: sortedMap(declarations.channels, (channel) => ({ description: channel.description }), problems) }),
     types,
-    checksum: sha256Hex(canonicalCommands(commands)),
+    checksum: checksumOf(commands),
     updatedAt: now.toISOString()
   }
   return { manifest, routes: [...named].map(([name, source]) => commandRouteOf(name, source)) }
 }
 
 /**
- * The RFC 8785 form of the commands. The fast path checks every value as it orders it; only when it gives
- * up are the commands searched for the value RFC 8785 forbids, refused with where it is, and otherwise
- * (an array-index key) written by the `canonicalize` package.
+ * The checksum: SHA-256 of the RFC 8785 form of the commands. The fast path checks every value as it
+ * orders it; only when it gives up are the commands searched for the value RFC 8785 forbids, refused with
+ * where it is, and otherwise (an array-index key) written by the `canonicalize` package.
  */
-function canonicalCommands (commands: Record<string, ManifestCommand>): string {
-  const ordered = orderedJson(commands)
-  if (ordered !== undefined) return ordered
+function checksumOf (commands: Record<string, ManifestCommand>): string {
+  const checksum = commandByCommandChecksum(commands)
+  if (checksum !== undefined) return checksum
   assertJsonValues(commands)
-  return canonicalJson(commands)
+  return sha256Hex(canonicalJson(commands))
+}
+
+/** How much canonical text `commandByCommandChecksum` gathers before it hashes it. */
+const HASH_CHUNK = 64 * 1024
+
+/**
+ * The checksum written and hashed one command at a time, so that neither a copy of all the commands nor
+ * their whole text is held at once (at 10,000 commands, most of what it allocates dies young); undefined
+ * when a command's value cannot take the fast path. The map is already in RFC 8785 order: `sortedMap`
+ * inserted the names in code-unit order, and a command name (ASCII, starting with a letter) is never an
+ * array index, which JavaScript would list first, nor needs an escape.
+ */
+function commandByCommandChecksum (commands: Record<string, ManifestCommand>): string | undefined {
+  const hash = createHash('sha256')
+  let text = '{'
+  let separator = ''
+  for (const name of Object.keys(commands)) {
+    const command = orderedJson(commands[name])
+    if (command === undefined) return undefined
+    text += `${separator}"${name}":${command}`
+    separator = ','
+    if (text.length >= HASH_CHUNK) {
+      hash.update(text, 'utf8')
+      text = ''
+    }
+  }
+  return hash.update(`${text}}`, 'utf8').digest('hex')
 }
 
 /** Each command source under its name; every name two routes share is a problem. */

@@ -145,11 +145,13 @@ export function describeField (schema: unknown, types: SchemaLookup, where: stri
   if (typeof description === 'string') field.description = description
   const allowed = allowedValues(node) ?? allowedValues(body)
   if (allowed !== undefined) field.enum = jsonCopy(allowed, `${where} enum`) as unknown[]
-  const target = field as unknown as Record<string, unknown>
-  for (const [keyword, kind] of DESCRIBED) {
-    const value = node[keyword] ?? body[keyword]
-    if (kind === 'string' ? typeof value === 'string' : kind === 'number' ? Number.isFinite(value) : Number.isSafeInteger(value) && (value as number) >= 0) {
-      target[keyword] = value
+  if (declaresAny(node) || (body !== node && declaresAny(body))) {
+    const target = field as unknown as Record<string, unknown>
+    for (const [keyword, kind] of DESCRIBED) {
+      const value = node[keyword] ?? body[keyword]
+      if (kind === 'string' ? typeof value === 'string' : kind === 'number' ? Number.isFinite(value) : Number.isSafeInteger(value) && (value as number) >= 0) {
+        target[keyword] = value
+      }
     }
   }
   const nested = leaveOut ? describedOrLeftOut : describedWhole
@@ -196,6 +198,19 @@ const DESCRIBED: ReadonlyArray<[string, 'string' | 'number' | 'count']> = [
   ['minimum', 'number'], ['maximum', 'number'], ['exclusiveMinimum', 'number'], ['exclusiveMaximum', 'number'],
   ['minLength', 'count'], ['maxLength', 'count'], ['minItems', 'count'], ['maxItems', 'count']
 ]
+
+const DESCRIBED_KEYWORDS: ReadonlySet<string> = new Set(DESCRIBED.map(([keyword]) => keyword))
+
+/**
+ * Whether a schema has any keyword of DESCRIBED. Most have none, and their own few keys are read faster
+ * than ten lookups by name (schemas come in many shapes, so each lookup is a slow one).
+ */
+function declaresAny (schema: Schema): boolean {
+  for (const key in schema) {
+    if (DESCRIBED_KEYWORDS.has(key)) return true
+  }
+  return false
+}
 
 /**
  * The schema that declares a field's keywords: the field's own, or, for a nullable union

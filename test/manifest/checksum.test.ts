@@ -71,6 +71,21 @@ t.test('a served manifest with index-like param names and object defaults verifi
   t.equal(manifest.checksum, referenceChecksum(manifest.commands))
 })
 
+t.test('a manifest whose commands outgrow one piece of hashed text (64 KB) verifies, and sorts names by code unit', async (t) => {
+  const app = await readyApp({}, (app) => {
+    for (let index = 0; index < 400; index++) {
+      app.post(`/r${index}/orders`, {
+        svc: { description: `Places order ${index} ${'of many words '.repeat(20)}`, params: Type.Object({ sku: Type.String(), quantity: Type.Integer({ minimum: 1 }) }) }
+      }, async () => ({}))
+    }
+    app.get('/Z/last', { svc: { description: 'Upper case sorts first' } }, async () => ({}))
+  })
+  const manifest = await fetchManifest(app)
+  t.ok(JSON.stringify(manifest.commands).length > 2 * 64 * 1024)
+  t.equal(manifest.checksum, referenceChecksum(manifest.commands))
+  t.same(Object.keys(manifest.commands).slice(0, 3), ['Z.last', 'r0.orders', 'r1.orders'])
+})
+
 t.test('a served manifest with every command field, descriptions and an index key in a default, verifies', async (t) => {
   const app = await readyApp({}, (app) => {
     app.post('/orders', {
