@@ -1,4 +1,4 @@
-import { STATUS_CODES, type OutgoingHttpHeaders } from 'node:http'
+import type { OutgoingHttpHeaders } from 'node:http'
 import { codeOfStatus, type CommandErrorBody, type CommandFailure, type CommandSuccess } from '../manifest/invocation.js'
 import { isJsonText } from './json-text.js'
 
@@ -80,8 +80,17 @@ function failureOf ({ statusCode, headers, body }: RouteResponse): CommandFailur
   } else if (kind === 'text') {
     error.message = textOf(body)
   }
-  if (error.message === '') error.message = statusCode >= 400 ? STATUS_CODES[statusCode] ?? `HTTP ${statusCode}` : `The route answered ${statusCode}, which is not a result.`
+  if (error.message === '') error.message = statusCode >= 400 ? statusText(statusCode) : `The route answered ${statusCode}, which is not a result.`
   return { ok: false, error }
+}
+
+/**
+ * The reason phrase of a status code. `node:http` is reached through `process.getBuiltinModule`: importing
+ * it as an ES module builds its namespace, which on Node 22 and later loads undici for the web socket
+ * classes http exports (about 17 ms of an app's start, for a phrase an error needs now and then).
+ */
+function statusText (statusCode: number): string {
+  return process.getBuiltinModule('node:http').STATUS_CODES[statusCode] ?? `HTTP ${statusCode}`
 }
 
 function textOf (body: string | Buffer): string {

@@ -18,7 +18,7 @@ async function runConsumer (file: string): Promise<Record<string, unknown>> {
  * What importing `specifier` loads: the packages, and the files of this package's dist/. With `options`,
  * also what an app with the plugin and one command (`svc`) loads until it is ready and has served its manifest.
  */
-async function loaded (specifier: string, options?: Record<string, unknown>, svc?: Record<string, unknown>): Promise<{ packages: string[], ownFiles: string[] }> {
+async function loaded (specifier: string, options?: Record<string, unknown>, svc?: Record<string, unknown>): Promise<{ packages: string[], ownFiles: string[], builtins: string[] }> {
   const extra = options === undefined ? [] : [JSON.stringify({ ...requiredOptions, ...options }), ...(svc === undefined ? [] : [JSON.stringify(svc)])]
   const { stdout } = await run(process.execPath, [consumer('loaded-packages.mjs'), specifier, ...extra], { cwd: root })
   return JSON.parse(stdout)
@@ -69,6 +69,8 @@ t.test('importing the plugin loads no TypeBox: only the client and the schema en
   t.notOk(plugin.packages.includes('@sinclair/typebox'), 'the main entry does not load TypeBox')
   t.notOk(plugin.packages.includes('@modelcontextprotocol/server'), 'nor the MCP SDK, an optional peer loaded only with the mcp option')
   t.notOk(plugin.packages.includes('mqemitter-redis'), 'nor mqemitter-redis, an optional peer loaded only with realtime.redis')
+  // Its ES namespace is built on import, and on Node 22 and later that loads undici (some 17 ms).
+  t.notOk(plugin.builtins.includes('node:http'), `nor node:http as an ES module (imported: ${plugin.builtins.join(', ')})`)
   t.ok((await loaded('fastify-svc-manifest/client')).packages.includes('@sinclair/typebox'), 'the client validates with it')
   t.ok((await loaded('fastify-svc-manifest/schema')).packages.includes('@sinclair/typebox'))
 })
