@@ -10,22 +10,42 @@ import { Readable, Writable } from 'node:stream'
  * expressions, a timer per write, WHATWG URL parsing.
  */
 
+/** What an inner request reports of the caller's connection. */
+interface CallerSocket {
+  remotePort?: number
+  remoteFamily?: string
+  encrypted?: boolean
+  localAddress?: string
+  localPort?: number
+}
+
 /** The connection an inner request reports: the caller's address and transport, no socket to write on. */
 export class InnerSocket extends EventEmitter {
-  readonly remotePort: number | undefined
-  readonly remoteFamily: string | undefined
-  readonly encrypted: boolean | undefined
-  readonly localAddress: string | undefined
-  readonly localPort: number | undefined
   destroyed = false
 
-  constructor (readonly remoteAddress: string, caller: { remotePort?: number, remoteFamily?: string, encrypted?: boolean, localAddress?: string, localPort?: number } | undefined) {
+  /** The caller's connection is read only when the route asks: each of these is a getter of Node's socket. */
+  constructor (readonly remoteAddress: string, private readonly caller: CallerSocket | undefined) {
     super()
-    this.remotePort = caller?.remotePort
-    this.remoteFamily = caller?.remoteFamily
-    this.encrypted = caller?.encrypted
-    this.localAddress = caller?.localAddress
-    this.localPort = caller?.localPort
+  }
+
+  get remotePort (): number | undefined {
+    return this.caller?.remotePort
+  }
+
+  get remoteFamily (): string | undefined {
+    return this.caller?.remoteFamily
+  }
+
+  get encrypted (): boolean | undefined {
+    return this.caller?.encrypted
+  }
+
+  get localAddress (): string | undefined {
+    return this.caller?.localAddress
+  }
+
+  get localPort (): number | undefined {
+    return this.caller?.localPort
   }
 
   setTimeout (): this {

@@ -11,6 +11,11 @@ export interface OriginsConfig {
 
 /** Host names that can only mean this machine. */
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+/**
+ * How many accepted `Host` values are remembered, so that the usual few are not parsed again on every
+ * request. Only accepted ones, and no more than this: a client sending endless new values fills nothing.
+ */
+const REMEMBERED_HOSTS = 64
 
 /**
  * The check that every endpoint that acts (execute, pipeline, the streams, MCP, the page) runs first on
@@ -27,6 +32,7 @@ export class OriginPolicy {
   private readonly origins: Set<string>
   private readonly anyOrigin: boolean
   private readonly hosts: Set<string>
+  private readonly acceptedHosts = new Set<string>()
   /** Named so that `app.printRoutes({ includeHooks: true })` shows which routes it guards. */
   readonly onRequest: onRequestHookHandler
 
@@ -62,10 +68,14 @@ export class OriginPolicy {
   }
 
   private acceptsHost (host: string | undefined): boolean {
+    if (host === undefined) return false
+    if (this.acceptedHosts.has(host)) return true
     // The Host grammar has no user info, path, query or fragment: a value that brings any is refused.
-    const parsed = host === undefined ? undefined : parseUrl(`http://${host}`)
+    const parsed = parseUrl(`http://${host}`)
     if (parsed === undefined || parsed.href !== `http://${parsed.host}/`) return false
-    return LOOPBACK_NAMES.has(parsed.hostname) || this.hosts.has(parsed.host) || this.hosts.has(parsed.hostname)
+    const accepted = LOOPBACK_NAMES.has(parsed.hostname) || this.hosts.has(parsed.host) || this.hosts.has(parsed.hostname)
+    if (accepted && this.acceptedHosts.size < REMEMBERED_HOSTS) this.acceptedHosts.add(host)
+    return accepted
   }
 }
 
@@ -73,9 +83,21 @@ function parseUrl (text: string): URL | undefined {
   return URL.canParse(text) ? new URL(text) : undefined
 }
 
+/**
+ * Whether each connection arrived on a loopback address, once per connection: its local address is asked
+ * of the operating system on every read, and a kept-alive connection carries many requests.
+ */
+const onLoopback = new WeakMap<object, boolean>()
+
 /** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 (a dual-stack socket's view of 127.0.0.1). */
 function arrivedOnLoopback (request: FastifyRequest): boolean {
-  const address = request.socket.localAddress
-  if (address === undefined) return false
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.')
+  const socket = request.socket
+  let loopback = onLoopback.get(socket)
+  if (loopback === undefined) {
+    const address = socket.localAddress
+    loopback = address !== undefined && (address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.'))
+    // A socket that has no address yet (or no longer) is asked again next time.
+    if (address !== undefined) onLoopback.set(socket, loopback)
+  }
+  return loopback
 }

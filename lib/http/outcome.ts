@@ -84,6 +84,8 @@ function failureOf ({ statusCode, headers, body }: RouteResponse): CommandFailur
   return { ok: false, error }
 }
 
+const FASTIFY_JSON = 'application/json; charset=utf-8'
+
 /**
  * The reason phrase of a status code. `node:http` is reached through `process.getBuiltinModule`: importing
  * it as an ES module builds its namespace, which on Node 22 and later loads undici for the web socket
@@ -99,6 +101,8 @@ function textOf (body: string | Buffer): string {
 
 function bodyKind (contentType: string | undefined): 'json' | 'text' | 'other' {
   if (contentType === undefined) return 'other'
+  // What Fastify's own serializer sets: nearly every answer, known without taking the value apart.
+  if (contentType === FASTIFY_JSON) return 'json'
   const type = contentType.split(';', 1)[0].trim().toLowerCase()
   if (type === 'application/json' || type.endsWith('+json')) return 'json'
   if (type.startsWith('text/')) return 'text'
