@@ -17,6 +17,8 @@ const APP_ROUTES = [20, 200]
 const MEMORY_COMMANDS = 10000
 
 const goals = []
+/** Set by node24(), once. */
+let node24Path
 const begun = Date.now()
 printMachine()
 await throughputBenchmark()
@@ -161,7 +163,7 @@ async function startupBenchmark () {
   const own = (count) => median(samples.get(count).plugin.map((sample) => sample.ownMs))
   const growth = own(10000) / own(1000)
   goals.push(['start-up own work growth, 1,000 → 10,000 commands', '≤ 11×', `${fixed(growth, 1)}×`, verdict(growth <= 11)])
-  console.log(`\n### Start-up, own work (${clock === 'thread' ? 'main-thread' : 'process'} CPU ms, medians of ${settings.startupPairs} pairs of fresh processes; ratios: median [min–max] of the per-pair ratios)\n`)
+  console.log(`\n### Start-up, own work (${clock === 'thread' ? 'main-thread' : 'process'} CPU ms, Node ${versionOf(node)}, medians of ${settings.startupPairs} pairs of fresh processes; ratios: median [min–max] of the per-pair ratios)\n`)
   console.log(formatTable(['Commands', 'Plugin', 'register / onRoute / onReady', 'Swagger (+ swagger())', 'Plugin / swagger', 'Floor', 'Plugin / floor'], rows))
 }
 
@@ -170,30 +172,40 @@ function rangeOf (ratios) {
   return `${fixed(median(ratios))} [${fixed(Math.min(...ratios))}–${fixed(Math.max(...ratios))}]`
 }
 
-/** Node 24 from the npm registry (its `process.threadCpuUsage()` times the main thread alone), else this Node. */
+/**
+ * Node 24 from the npm registry (its `process.threadCpuUsage()` times the main thread alone, and it is the
+ * Node new apps start on), else this Node.
+ */
 function node24 () {
   try {
-    return execFileSync('npx', ['-y', '-p', 'node@24', 'node', '-p', 'process.execPath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    node24Path ??= execFileSync('npx', ['-y', '-p', 'node@24', 'node', '-p', 'process.execPath'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
   } catch {
-    return process.execPath
+    node24Path = process.execPath
   }
+  return node24Path
+}
+
+/** The version of the Node at `path`, as `v24.1.0`. */
+function versionOf (path) {
+  return execFileSync(path, ['-p', 'process.version'], { encoding: 'utf8' }).trim()
 }
 
 /** Whole-process CPU of a small app with real validation, with the plugin against without, paired. */
 async function appStartBenchmark () {
+  const node = node24()
   const rows = []
   for (const count of APP_ROUTES) {
     const plain = []
     const plugin = []
     for (let pair = 0; pair < settings.appPairs; pair++) {
-      plain.push((await runScript('app-start.js', ['plain', count])).cpuMs)
-      plugin.push((await runScript('app-start.js', ['plugin', count])).cpuMs)
+      plain.push((await runScript('app-start.js', ['plain', count], [], node)).cpuMs)
+      plugin.push((await runScript('app-start.js', ['plugin', count], [], node)).cpuMs)
     }
     const ratios = plugin.map((value, index) => value / plain[index])
     rows.push([count, fixed(median(plain), 0), fixed(median(plugin), 0), rangeOf(ratios)])
     goals.push([`whole start of a ${count}-route app with real validation, plugin vs none`, '≤ 1.08×', `${fixed(median(ratios))}×`, verdict(median(ratios) <= 1.08)])
   }
-  console.log(`\n### What a user feels (process CPU ms from start to ready(), imports included; medians of ${settings.appPairs} pairs)\n`)
+  console.log(`\n### What a user feels (process CPU ms from start to ready(), imports included; Node ${versionOf(node)}; medians of ${settings.appPairs} pairs)\n`)
   console.log(formatTable(['Routes', 'Without plugin', 'With plugin', 'With / without'], rows))
 }
 
@@ -213,14 +225,25 @@ async function memoryBenchmark () {
   console.log(formatTable(['Variant', 'Commands', 'Heap retained', 'Array buffers (served body)', 'Total per command'], rows))
 }
 
-/** CPU that importing each entry adds to an app that has already imported Fastify, in fresh processes. */
+/**
+ * CPU that importing each entry adds to an app that has already imported Fastify, in fresh processes, on this
+ * Node and on Node 24 (whose builtins cost differently to import as ES modules).
+ */
 async function importBenchmark () {
-  const samples = { plugin: [], client: [] }
+  const nodes = [...new Set([process.execPath, node24()])]
+  const entries = ['plugin', 'client']
+  const samples = new Map(entries.flatMap((entry) => nodes.map((node) => [`${entry} ${node}`, []])))
   for (let round = 0; round < settings.importRounds; round++) {
-    for (const entry of Object.keys(samples)) samples[entry].push((await runScript('import.js', [entry])).cpuMs)
+    for (const entry of entries) {
+      for (const node of nodes) samples.get(`${entry} ${node}`).push((await runScript('import.js', [entry], [], node)).cpuMs)
+    }
   }
   console.log(`\n### Import (CPU ms added by importing the entry after Fastify, median / min of ${settings.importRounds} fresh processes)\n`)
-  console.log(formatTable(['Entry', 'Median', 'Min'], Object.entries(samples).map(([entry, values]) => [
-    entry === 'plugin' ? 'fastify-svc-manifest' : 'fastify-svc-manifest/client', fixed(median(values), 1), fixed(Math.min(...values), 1)
+  console.log(formatTable(['Entry', ...nodes.map((node) => `Node ${versionOf(node)}`)], entries.map((entry) => [
+    entry === 'plugin' ? 'fastify-svc-manifest' : 'fastify-svc-manifest/client',
+    ...nodes.map((node) => {
+      const values = samples.get(`${entry} ${node}`)
+      return `${fixed(median(values), 1)} / ${fixed(Math.min(...values), 1)}`
+    })
   ])))
 }

@@ -143,7 +143,7 @@ export function describeField (schema: unknown, types: SchemaLookup, where: stri
   if (field.default === undefined && body.default !== undefined) field.default = jsonCopy(body.default, `${where} default`)
   const description = node.description ?? body.description
   if (typeof description === 'string') field.description = description
-  const allowed = allowedValues(node) ?? allowedValues(body)
+  const allowed = allowedValues(node) ?? (body === node ? undefined : allowedValues(body))
   if (allowed !== undefined) field.enum = jsonCopy(allowed, `${where} enum`) as unknown[]
   if (declaresAny(node) || (body !== node && declaresAny(body))) {
     const target = field as unknown as Record<string, unknown>
