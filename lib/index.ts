@@ -51,6 +51,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     settings: config.realtime,
     serviceName: config.name,
     authConfigured: config.auth !== undefined,
+    declaresRealtime: declarations.declaresRealtime,
     events: declarations.events,
     channels: declarations.channels,
     sharedSchemas: schemasForPayloads(fastify, declarations),
@@ -71,7 +72,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const recordRoute = unseenRoutes.onRoute
   if (recordRoute !== undefined) fastify.addHook('onRoute', recordRoute)
   fastify.addHook('onRoute', collector.onRoute)
-  fastify.decorate('svc', svcRegistry(declarations, () => catalog, () => realtime.current))
+  fastify.decorate('svc', svcRegistry(declarations, () => catalog, realtime))
   fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
   for (const register of ENDPOINTS) await register(fastify, config, context)
 
@@ -97,7 +98,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     declarations.close()
     collector.release()
     // Handed out once started: until then emit() and publish() say the app is not ready.
-    if (declarations.events.size > 0 || declarations.channels.size > 0) await realtime.start()
+    if (declarations.declaresRealtime) await realtime.start()
   })
 }
 

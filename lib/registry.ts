@@ -3,8 +3,9 @@ import type { Declarations } from './collect/declarations.js'
 import { FST_SVC_NOT_READY } from './errors.js'
 import type { Manifest } from './manifest/types.js'
 import type { JsonSchema, SvcChannelOptions, SvcEventOptions } from './options.js'
+import type { RealtimeOnDemand } from './realtime/on-demand.js'
 import type { EmitOptions, Realtime } from './realtime/realtime.js'
-import { unknownChannel, unknownEvent } from './realtime/undeclared.js'
+import { calledAfterClose, unknownChannel, unknownEvent } from './realtime/refusals.js'
 
 /** The `app.svc` decorator. */
 export interface SvcRegistry {
@@ -38,7 +39,7 @@ export interface SvcRegistry {
  * there once `ready()` has made them): reading either before then is `FST_SVC_NOT_READY`, never a partial
  * manifest or a lost event.
  */
-export function svcRegistry (declarations: Declarations, catalog: () => Catalog | undefined, realtime: () => Realtime | undefined): SvcRegistry {
+export function svcRegistry (declarations: Declarations, catalog: () => Catalog | undefined, realtime: RealtimeOnDemand): SvcRegistry {
   const built = (): Catalog => {
     const current = catalog()
     if (current === undefined) throw new FST_SVC_NOT_READY('app.svc.manifest and app.svc.checksum are available after `await app.ready()`.')
@@ -46,12 +47,13 @@ export function svcRegistry (declarations: Declarations, catalog: () => Catalog 
   }
   /**
    * The hub. An app that declares no event and no channel has none unless a stream started it: once ready,
-   * each of its calls names an undeclared event or channel.
+   * each of its calls names an undeclared event or channel, until the app has closed.
    */
   const started = (call: string, undeclared: () => Error): Realtime => {
-    const current = realtime()
+    const current = realtime.current
     if (current !== undefined) return current
-    if (catalog() !== undefined && declarations.events.size === 0 && declarations.channels.size === 0) throw undeclared()
+    if (realtime.closed) throw calledAfterClose(call)
+    if (catalog() !== undefined && !declarations.declaresRealtime) throw undeclared()
     throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
   }
   return {

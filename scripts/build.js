@@ -10,9 +10,10 @@ import { copyFile, readFile, rename, rm } from 'node:fs/promises'
 import { build } from 'esbuild'
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'))
-// The oldest Node the package supports (`engines.node` is `>=MAJOR.MINOR`) decides what syntax is lowered.
-const oldestNode = /^>=(\d+\.\d+)$/.exec(pkg.engines.node)?.[1]
-if (oldestNode === undefined) throw new Error(`scripts/build.js reads engines.node as ">=MAJOR.MINOR", not "${pkg.engines.node}"`)
+// The oldest Node the package supports (the first range of `engines.node`, `^MAJOR.MINOR.PATCH` or
+// `>=MAJOR.MINOR`) decides what syntax is lowered.
+const oldestNode = /^(?:\^|>=)(\d+\.\d+)(?:\.\d+)?(?:\s|$)/.exec(pkg.engines.node)?.[1]
+if (oldestNode === undefined) throw new Error(`scripts/build.js reads engines.node as "^MAJOR.MINOR.PATCH || …" or ">=MAJOR.MINOR", not "${pkg.engines.node}"`)
 
 const uiOnly = process.argv.includes('--ui')
 

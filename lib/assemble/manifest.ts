@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto'
 import { commandRouteOf, type CommandRoute } from './command-route.js'
 import type { Declarations } from '../collect/declarations.js'
 import type { CommandSource, ParamSource } from '../collect/sources.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECLARED_TWICE } from '../errors.js'
-import { canonicalJson, orderedJson, sha256Hex } from '../manifest/canonical.js'
+import { canonicalJson, sha256Hex, sortedMapChecksum } from '../manifest/canonical.js'
 import { setOwn } from '../util/own-key.js'
 import { isDottedName } from '../manifest/names.js'
 import type { Manifest, ManifestAuth, ManifestCommand, ManifestEvent, ManifestField, ManifestParam, ManifestType } from '../manifest/types.js'
@@ -66,37 +65,10 @@ export function buildManifest (
  * where it is, and otherwise (an array-index key) written by the `canonicalize` package.
  */
 function checksumOf (commands: Record<string, ManifestCommand>): string {
-  const checksum = commandByCommandChecksum(commands)
+  const checksum = sortedMapChecksum(commands)
   if (checksum !== undefined) return checksum
   assertJsonValues(commands)
   return sha256Hex(canonicalJson(commands))
-}
-
-/** How much canonical text `commandByCommandChecksum` gathers before it hashes it. */
-const HASH_CHUNK = 64 * 1024
-
-/**
- * The checksum written and hashed one command at a time, so that neither a copy of all the commands nor
- * their whole text is held at once (at 10,000 commands, most of what it allocates dies young); undefined
- * when a command's value cannot take the fast path. The map is already in RFC 8785 order: `sortedMap`
- * inserted the names in code-unit order, and a command name (ASCII, starting with a letter) is never an
- * array index, which JavaScript would list first, nor needs an escape.
- */
-function commandByCommandChecksum (commands: Record<string, ManifestCommand>): string | undefined {
-  const hash = createHash('sha256')
-  let text = '{'
-  let separator = ''
-  for (const name of Object.keys(commands)) {
-    const command = orderedJson(commands[name])
-    if (command === undefined) return undefined
-    text += `${separator}"${name}":${command}`
-    separator = ','
-    if (text.length >= HASH_CHUNK) {
-      hash.update(text, 'utf8')
-      text = ''
-    }
-  }
-  return hash.update(`${text}}`, 'utf8').digest('hex')
 }
 
 /** Each command source under its name; every name two routes share is a problem. */

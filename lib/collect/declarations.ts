@@ -53,6 +53,11 @@ export class Declarations implements TypeNames {
     for (const [name, channel] of Object.entries(config.channels)) this.addChannel(name, channel as SvcChannelOptions)
   }
 
+  /** Whether the app declares an event or a channel: what its realtime hub, and a broker, are for. */
+  get declaresRealtime (): boolean {
+    return this.events.size > 0 || this.channels.size > 0
+  }
+
   has (name: string): boolean {
     return this.types.has(name)
   }

@@ -23,29 +23,32 @@ interface CallerSocket {
 export class InnerSocket extends EventEmitter {
   destroyed = false
 
-  /** The caller's connection is read only when the route asks: each of these is a getter of Node's socket. */
-  constructor (readonly remoteAddress: string, private readonly caller: CallerSocket | undefined) {
+  /** The caller's connection, read only when the route asks (each is a getter of Node's socket), and never handed out. */
+  readonly #caller: CallerSocket | undefined
+
+  constructor (readonly remoteAddress: string, caller: CallerSocket | undefined) {
     super()
+    this.#caller = caller
   }
 
   get remotePort (): number | undefined {
-    return this.caller?.remotePort
+    return this.#caller?.remotePort
   }
 
   get remoteFamily (): string | undefined {
-    return this.caller?.remoteFamily
+    return this.#caller?.remoteFamily
   }
 
   get encrypted (): boolean | undefined {
-    return this.caller?.encrypted
+    return this.#caller?.encrypted
   }
 
   get localAddress (): string | undefined {
-    return this.caller?.localAddress
+    return this.#caller?.localAddress
   }
 
   get localPort (): number | undefined {
-    return this.caller?.localPort
+    return this.#caller?.localPort
   }
 
   setTimeout (): this {

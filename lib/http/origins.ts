@@ -13,7 +13,8 @@ export interface OriginsConfig {
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
 /**
  * How many accepted `Host` values are remembered, so that the usual few are not parsed again on every
- * request. Only accepted ones, and no more than this: a client sending endless new values fills nothing.
+ * request. Only accepted ones, and no more than this: when full it starts again, so a client sending
+ * endless new values (every port of localhost) neither grows it nor keeps it full for the others.
  */
 const REMEMBERED_HOSTS = 64
 
@@ -74,7 +75,10 @@ export class OriginPolicy {
     const parsed = parseUrl(`http://${host}`)
     if (parsed === undefined || parsed.href !== `http://${parsed.host}/`) return false
     const accepted = LOOPBACK_NAMES.has(parsed.hostname) || this.hosts.has(parsed.host) || this.hosts.has(parsed.hostname)
-    if (accepted && this.acceptedHosts.size < REMEMBERED_HOSTS) this.acceptedHosts.add(host)
+    if (accepted) {
+      if (this.acceptedHosts.size === REMEMBERED_HOSTS) this.acceptedHosts.clear()
+      this.acceptedHosts.add(host)
+    }
     return accepted
   }
 }

@@ -9,7 +9,41 @@ import type { ManifestCommand } from './types.js'
  * Any client can recompute it from the served body. Plugin, client and CLI all compute it here.
  */
 export function canonicalChecksum (commands: Readonly<Record<string, ManifestCommand>>): string {
-  return sha256Hex(canonicalJson(commands))
+  return sortedMapChecksum(commands) ?? sha256Hex(canonicalJson(commands))
+}
+
+/** How much canonical text `sortedMapChecksum` gathers before it hashes it. */
+const HASH_CHUNK = 64 * 1024
+
+/**
+ * The checksum of a map written and hashed one entry at a time, so that neither an ordered copy of the whole
+ * map nor its whole text is held at once (at 10,000 commands, most of what it allocates dies young). For a
+ * map whose keys already come in RFC 8785 order, as the plugin's commands do. Undefined when the fast path
+ * cannot serve: not an object, a key out of order, an array index (which JavaScript lists first) or a lone
+ * surrogate among the keys, or a value `orderedJson` gives up on.
+ */
+export function sortedMapChecksum (map: Readonly<Record<string, unknown>>): string | undefined {
+  // The client's checksumOf is given any JSON value: only an object is a map.
+  if (map === null || typeof map !== 'object' || Array.isArray(map)) return undefined
+  const keys = Object.keys(map)
+  for (let index = 0; index < keys.length; index++) {
+    if (isArrayIndex(keys[index]) || (index > 0 && keys[index - 1] >= keys[index])) return undefined
+  }
+  const hash = createHash('sha256')
+  let text = '{'
+  let separator = ''
+  for (const key of keys) {
+    const name = JSON.stringify(key)
+    const value = orderedJson(map[key])
+    if (value === undefined || name.includes(SURROGATE_ESCAPE)) return undefined
+    text += `${separator}${name}:${value}`
+    separator = ','
+    if (text.length >= HASH_CHUNK) {
+      hash.update(text, 'utf8')
+      text = ''
+    }
+  }
+  return hash.update(`${text}}`, 'utf8').digest('hex')
 }
 
 export function sha256Hex (text: string): string {
@@ -49,7 +83,8 @@ let canonicalize: Canonicalize | undefined
 /**
  * The `canonicalize` package, loaded the first time the fast path gives up: nearly every manifest never
  * needs it, and an app should not pay for loading it. It is ESM only, and this call is synchronous: Node
- * (>= 20.19) requires an ES module by the file its `import` resolves to.
+ * (20.19 and later 20s, 22.12 and later: the engines range) requires an ES module by the file its `import`
+ * resolves to.
  */
 function loadedCanonicalize (): Canonicalize {
   canonicalize ??= (createRequire(import.meta.url)(fileURLToPath(import.meta.resolve('canonicalize'))) as { default: Canonicalize }).default

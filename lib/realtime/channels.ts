@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import { FST_SVC_BROKER_UNAVAILABLE, FST_SVC_CLOSED, FST_SVC_INVALID_PUBLISH } from '../errors.js'
+import { FST_SVC_BROKER_UNAVAILABLE, FST_SVC_INVALID_PUBLISH } from '../errors.js'
 import { isChannelKey } from './addressing.js'
 import type { Broker, BrokerListener, BrokerMessage, StateVersion, StoredState } from './broker.js'
-import { closedError, type OpenStreams } from './open-streams.js'
+import type { OpenStreams } from './open-streams.js'
 import { STATE_FRAME_OVERHEAD, stateFrame } from './stream.js'
 import { toJson, type Topics } from './topics.js'
-import { unknownChannel } from './undeclared.js'
+import { calledAfterClose, closedError, unknownChannel } from './refusals.js'
 
 /** A channel state on its way; its topic names the channel and the key. */
 interface StateMessage extends BrokerMessage {
@@ -87,7 +87,7 @@ export class ChannelHub {
    */
   publish (channel: string, key: string, state: unknown): Promise<number> {
     const { broker, streams, channels } = this.setup
-    if (streams.closed) throw new FST_SVC_CLOSED('app.svc.publish() was called after app.close().')
+    if (streams.closed) throw calledAfterClose('app.svc.publish()')
     if (!channels.has(channel)) {
       throw unknownChannel(channel, channels.keys())
     }

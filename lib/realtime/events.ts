@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_CLOSED, FST_SVC_INVALID_EVENT_DATA, FST_SVC_INVALID_OPTION } from '../errors.js'
+import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_INVALID_EVENT_DATA, FST_SVC_INVALID_OPTION } from '../errors.js'
 import type { Broker, BrokerListener, BrokerMessage } from './broker.js'
 import type { OpenStreams } from './open-streams.js'
 import type { PayloadCheck } from './payload.js'
 import { EventFrames, eventFrameOverhead, type SseStream } from './stream.js'
 import { toJson, type Topics } from './topics.js'
-import { unknownEvent } from './undeclared.js'
+import { calledAfterClose, unknownEvent } from './refusals.js'
 
 export interface EmitOptions {
   /** A subject: only subscribers whose credential has it receive the event. Needs `auth`. */
@@ -66,7 +66,7 @@ export class EventHub {
 
   emit (event: string, data: unknown, options?: EmitOptions): void {
     const { broker, streams, events, checks } = this.setup
-    if (streams.closed) throw new FST_SVC_CLOSED('app.svc.emit() was called after app.close().')
+    if (streams.closed) throw calledAfterClose('app.svc.emit()')
     if (!events.has(event)) {
       throw unknownEvent(event, events.keys())
     }

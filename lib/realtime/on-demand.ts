@@ -1,4 +1,5 @@
 import type { Realtime, RealtimeDependencies } from './realtime.js'
+import { closedError } from './refusals.js'
 
 /**
  * The app's realtime hub, started when something needs it: by `ready()` when the app declares an event or
@@ -10,6 +11,8 @@ export class RealtimeOnDemand {
   private starting: Promise<Realtime> | undefined
   /** Set by the app's `preClose`: a hub that finishes starting after it opens no stream. */
   private ending = false
+  /** Set by the app's `onClose`. */
+  closed = false
 
   /** Read when the hub starts, so after `ready()` has made the declarations final. */
   constructor (private readonly dependencies: () => RealtimeDependencies) {}
@@ -19,8 +22,9 @@ export class RealtimeOnDemand {
     return this.started
   }
 
-  /** Loads and starts the hub, once: every call gets the same one. */
+  /** Loads and starts the hub, once: every call gets the same one. Once the app closes, none is started. */
   start (): Promise<Realtime> {
+    if (this.ending && this.starting === undefined) return Promise.reject(closedError())
     this.starting ??= import('./realtime.js').then(async ({ Realtime }) => {
       const realtime = await Realtime.start(this.dependencies())
       if (this.ending) realtime.endStreams()
@@ -39,6 +43,7 @@ export class RealtimeOnDemand {
   /** `onClose`: the broker's connections, once a start under way has settled (a failed one holds none). */
   async close (): Promise<void> {
     this.ending = true
+    this.closed = true
     const realtime = await this.starting?.catch(() => undefined)
     await realtime?.close()
   }

@@ -1,8 +1,9 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import { FST_SVC_CLOSED, FST_SVC_PAYLOAD_TOO_LARGE } from '../errors.js'
+import { FST_SVC_PAYLOAD_TOO_LARGE } from '../errors.js'
 import type { RealtimeConfig } from '../options.js'
 import { HEARTBEAT, SseStream, oversizedFrame, startEventStream } from './stream.js'
+import { closedError } from './refusals.js'
 
 /**
  * The open streams of one app, their heartbeat, and the frame limit they share: no frame may be larger
@@ -68,8 +69,4 @@ export class OpenStreams {
   private beat (): void {
     for (const stream of this.streams) stream.write(HEARTBEAT)
   }
-}
-
-export function closedError (): Error {
-  return new FST_SVC_CLOSED('no new stream is opened while the app closes.')
 }

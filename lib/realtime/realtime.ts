@@ -16,6 +16,11 @@ export interface RealtimeDependencies {
   serviceName: string
   /** Whether the plugin has `auth`: `to` needs it. */
   authConfigured: boolean
+  /**
+   * Whether the app declares an event or a channel. A hub without either (opened by an events stream) sends
+   * nothing to other instances: it needs no Redis.
+   */
+  declaresRealtime: boolean
   /** The declared events and channels. */
   events: ReadonlyMap<string, { data?: object }>
   channels: ReadonlyMap<string, unknown>
@@ -41,9 +46,7 @@ export class Realtime {
   static async start (deps: RealtimeDependencies): Promise<Realtime> {
     const checks = await compilePayloadChecks(deps.events, deps.sharedSchemas)
     const { redis, connectTimeout } = deps.settings
-    // A service that declares nothing sends nothing to other instances: its hub (opened by an events stream) needs no Redis.
-    const local = redis === undefined || (deps.events.size === 0 && deps.channels.size === 0)
-    const broker = local ? await MemoryBroker.create() : await RedisBroker.connect(redis, { connectTimeout, log: deps.log })
+    const broker = redis === undefined || !deps.declaresRealtime ? await MemoryBroker.create() : await RedisBroker.connect(redis, { connectTimeout, log: deps.log })
     const streams = new OpenStreams(deps.settings, deps.log)
     const topics = new Topics(deps.serviceName)
     try {

@@ -27,6 +27,14 @@ t.test('the request: its head as Node gives it, its body as a stream', async (t)
   t.equal(empty.socket.remotePort, undefined)
 })
 
+t.test("the inner socket tells the caller's address and transport, and never hands out the caller's socket", async (t) => {
+  const caller = { remotePort: 5123, remoteFamily: 'IPv4', encrypted: false, localAddress: '127.0.0.1', localPort: 3000, write: () => true }
+  const socket = new InnerSocket('127.0.0.1', caller)
+  t.equal(socket.localPort, 3000)
+  t.notOk(Object.values(socket).includes(caller), 'no own property of the inner socket is the caller\'s socket')
+  t.notOk('write' in socket, 'nothing can be written to the caller through it')
+})
+
 t.test('the response: headers, status and body as ServerResponse keeps them', async (t) => {
   const { response } = pair()
   response.setHeader('X-One', '1')

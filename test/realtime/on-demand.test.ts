@@ -26,6 +26,7 @@ t.test('no event, no channel: ready() needs no Redis, the events stream still op
 
   await app.close()
   await stream.end()
+  t.throws(() => app.svc.emit('order.placed', {}), { code: 'FST_SVC_CLOSED' }, 'after close(), as for any app')
 })
 
 t.test('an events stream that arrives while the app closes gets no stream, and close() does not wait for one', async (t) => {
@@ -49,4 +50,6 @@ t.test('an events stream that arrives while the app closes gets no stream, and c
   t.equal(refused.status, 503)
   await refused.end()
   await closing
+  t.throws(() => app.svc.emit('order.placed', {}), { code: 'FST_SVC_CLOSED', message: /app.svc.emit\(\) was called after app.close\(\)/ }, 'no hub was started, and the app is closed')
+  t.throws(() => app.svc.publish('cart', 'alice', {}), { code: 'FST_SVC_CLOSED' })
 })
