@@ -11,8 +11,7 @@ export class RealtimeOnDemand {
   private starting: Promise<Realtime> | undefined
   /** Set by the app's `preClose`: a hub that finishes starting after it opens no stream. */
   private ending = false
-  /** Set by the app's `onClose`. */
-  closed = false
+  private onCloseRan = false
 
   /** Read when the hub starts, so after `ready()` has made the declarations final. */
   constructor (private readonly dependencies: () => RealtimeDependencies) {}
@@ -20,6 +19,11 @@ export class RealtimeOnDemand {
   /** The hub, once started. */
   get current (): Realtime | undefined {
     return this.started
+  }
+
+  /** Whether the app's `onClose` has run. */
+  get closed (): boolean {
+    return this.onCloseRan
   }
 
   /** Loads and starts the hub, once: every call gets the same one. Once the app closes, none is started. */
@@ -43,7 +47,7 @@ export class RealtimeOnDemand {
   /** `onClose`: the broker's connections, once a start under way has settled (a failed one holds none). */
   async close (): Promise<void> {
     this.ending = true
-    this.closed = true
+    this.onCloseRan = true
     const realtime = await this.starting?.catch(() => undefined)
     await realtime?.close()
   }
