@@ -3,28 +3,14 @@
  * become a tree of fields the page renders, and what a visitor typed (a tree of raw strings of the same
  * shape) becomes the params of the call. Pure, so it runs in Node's tests as in the browser.
  */
+import type { ManifestField } from '../manifest/types.js'
 import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
 
-/** A field descriptor of the manifest: a param, a property, an array's items, a type. */
-export interface Descriptor {
-  type: string
-  required?: boolean
-  default?: unknown
-  description?: string
-  enum?: unknown[]
-  format?: string
-  pattern?: string
-  minimum?: number
-  maximum?: number
-  exclusiveMinimum?: number
-  exclusiveMaximum?: number
-  minLength?: number
-  maxLength?: number
-  minItems?: number
-  maxItems?: number
-  items?: Descriptor
-  properties?: Record<string, Descriptor>
-}
+/**
+ * A field descriptor of the manifest: a param, a property, an array's items, a type. The wire format's own
+ * type (a type-only import: nothing of the plugin reaches the browser), with `required` where it is given.
+ */
+export type Descriptor = ManifestField & { required?: boolean }
 
 /** The manifest's `types`: a name → its definition. */
 export type TypeMap = Readonly<Record<string, Descriptor>>

@@ -69,7 +69,7 @@ t.test('booleans, enums, null', async (t) => {
 
 t.test('objects: nested fields with their paths; without properties, JSON', async (t) => {
   const address = only({
-    address: { type: 'object', required: true, properties: { city: { type: 'string', required: true }, geo: { type: 'object', properties: { lat: { type: 'number', required: true } } } } }
+    address: { type: 'object', required: true, properties: { city: { type: 'string', required: true }, geo: { type: 'object', required: false, properties: { lat: { type: 'number', required: true } } } } }
   }) as ObjectField
   t.same(address.fields.map((field) => field.path), ['address.city', 'address.geo'])
   t.equal(((address.fields[1] as ObjectField).fields[0]).path, 'address.geo.lat')
@@ -91,7 +91,7 @@ t.test('type names resolve through the manifest\'s types', async (t) => {
     Product: { type: 'object', description: 'An article', properties: { sku: { type: 'string', required: true }, price: { type: 'number', required: true, minimum: 0 } } },
     Sku: { type: 'string', pattern: '^[a-z]+$', description: 'A SKU' },
     Code: { type: 'Sku' },
-    Node: { type: 'object', properties: { name: { type: 'string', required: true }, children: { type: 'array', items: { type: 'Node' } } } }
+    Node: { type: 'object', properties: { name: { type: 'string', required: true }, children: { type: 'array', required: false, items: { type: 'Node' } } } }
   }
   const product = only({ product: { type: 'Product', required: true, description: 'What to add' } }, types) as ObjectField
   t.match(product, { kind: 'object', typeName: 'Product', required: true, description: 'What to add' }, 'the reference\'s own description wins')
@@ -113,9 +113,9 @@ t.test('inputs start with the defaults, or with given values', async (t) => {
     limit: { type: 'number', default: 10 },
     exact: { type: 'boolean', default: false },
     size: { type: 'string', enum: ['S', 'M'], default: 'M' },
-    filter: { type: 'object', properties: { min: { type: 'number', default: 1 }, max: { type: 'number' } } },
+    filter: { type: 'object', properties: { min: { type: 'number', required: false, default: 1 }, max: { type: 'number', required: false } } },
     tags: { type: 'array', items: { type: 'string' }, default: ['a', 'b'] },
-    lines: { type: 'array', minItems: 2, items: { type: 'object', properties: { sku: { type: 'string', default: 'mug' } } } },
+    lines: { type: 'array', minItems: 2, items: { type: 'object', properties: { sku: { type: 'string', required: false, default: 'mug' } } } },
     extra: { type: 'object', default: { any: 1 } },
     note: { type: 'string', default: 3 }
   })
@@ -137,7 +137,7 @@ t.test('inputs start with the defaults, or with given values', async (t) => {
   t.match(example, { q: 'tea', limit: '10', exact: 'true', size: '', filter: { min: '1', max: '5' }, tags: [], lines: [{ sku: 'kettle' }, { sku: 'mug' }, { sku: 'mug' }], extra: 'null', note: '' })
   t.same(rawOf(formOf({ b: { type: 'boolean' } }), { b: 'yes' }), { b: '' }, 'a boolean field takes only booleans')
   t.same(rawOf(formOf({ s: { type: 'string', enum: ['a'] } })), { s: '' }, 'an enum without default starts unchosen')
-  t.same(rawOf(formOf({ o: { type: 'object', properties: { a: { type: 'string' } } } }), { o: [1] }), { o: { a: '' } })
+  t.same(rawOf(formOf({ o: { type: 'object', properties: { a: { type: 'string', required: false } } } }), { o: [1] }), { o: { a: '' } })
 })
 
 t.test('what was typed becomes the params; empty fields are left out', async (t) => {
@@ -164,8 +164,8 @@ t.test('what was typed becomes the params; empty fields are left out', async (t)
 
 t.test('objects are sent when something inside was typed, or when required', async (t) => {
   const form = formOf({
-    filter: { type: 'object', properties: { min: { type: 'number', required: true }, max: { type: 'number' } } },
-    page: { type: 'object', required: true, properties: { size: { type: 'number' }, cursor: { type: 'object', required: true, properties: { id: { type: 'string', required: true } } } } }
+    filter: { type: 'object', properties: { min: { type: 'number', required: true }, max: { type: 'number', required: false } } },
+    page: { type: 'object', required: true, properties: { size: { type: 'number', required: false }, cursor: { type: 'object', required: true, properties: { id: { type: 'string', required: true } } } } }
   })
   const empty = { filter: { min: '', max: '' }, page: { size: '', cursor: { id: '' } } }
   t.same(collectParams(form, empty), { params: { page: { cursor: {} } }, problems: [{ path: 'page.cursor.id', message: 'page.cursor.id is required.' }] })
@@ -180,7 +180,7 @@ t.test('arrays: each item added is sent; a required array is sent even empty', a
   const form = formOf({
     skus: { type: 'array', required: true, items: { type: 'string' } },
     counts: { type: 'array', items: { type: 'number' } },
-    lines: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string', required: true }, qty: { type: 'number' } } } },
+    lines: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string', required: true }, qty: { type: 'number', required: false } } } },
     grid: { type: 'array', items: { type: 'array', items: { type: 'boolean' } } }
   })
   t.same(collectParams(form, { skus: [], counts: [], lines: [], grid: [] }), { params: { skus: [] }, problems: [] })
@@ -209,7 +209,7 @@ t.test('names such as __proto__ are ordinary param names', async (t) => {
 })
 
 t.test('typed() tells whether anything was typed in a field', async (t) => {
-  const field = fieldOf('o', 'o', { type: 'object', properties: { a: { type: 'string' }, n: { type: 'number' } } }, {}, [])
+  const field = fieldOf('o', 'o', { type: 'object', properties: { a: { type: 'string', required: false }, n: { type: 'number', required: false } } }, {}, [])
   t.notOk(typed(field, { a: '', n: '  ' }))
   t.ok(typed(field, { a: ' ' }), 'a space is text')
   t.notOk(typed(field, ['x']))
