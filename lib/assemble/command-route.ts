@@ -19,6 +19,8 @@ export interface CommandRoute {
   readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace, readonly optional?: ReadonlySet<string> }>
   /** The route's own success response schema (`200`, `201` or `2xx`), as Fastify serializes the result with it; MCP's output schema. */
   readonly response?: Schema
+  /** Calls go through `app.inject()` (a websocket route, or `config: { svcDispatch: 'inject' }`). */
+  readonly viaInject: boolean
 }
 
 /** What the catalog keeps of a command to call its route. */
@@ -31,6 +33,7 @@ export function commandRouteOf (name: string, source: CommandSource): CommandRou
     auth: source.auth === 'required',
     bodyLimit: source.bodyLimit,
     paramSchemas: source.paramSources,
-    response: source.returns?.fromResponse === true ? source.returns.schema : undefined
+    response: source.returns?.fromResponse === true ? source.returns.schema : undefined,
+    viaInject: source.viaInject === true
   }
 }

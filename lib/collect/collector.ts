@@ -4,9 +4,10 @@ import { isPlainObject } from '../util/objects.js'
 import { refName, type TypeNames } from '../schema/schema.js'
 import { addPathParamSources, addRouteParamSources, installParams, responseSchema, svcParamsPlace } from './route-schemas.js'
 import { inspectSchema } from '../schema/check.js'
-import type { CommandSource } from './sources.js'
+import { DISPATCH_CONFIG, type CommandSource } from './sources.js'
 import { checkExamples, exampleTarget, type ExampleTarget } from './examples.js'
 import { readSvcOption } from './svc-option.js'
+import { invalid } from './checks.js'
 
 /** Called for every route of a command, its HEAD twin and its prefixed twin included (auth hooks attach here). */
 export type CommandRouteListener = (routeOptions: RouteOptions, command: CommandSource) => void
@@ -72,6 +73,7 @@ export class RouteCollector {
     }
     command.returns ??= responseSchema(routeOptions, command.route)
     if (routeOptions.bodyLimit !== undefined) command.bodyLimit = routeOptions.bodyLimit
+    if (needsInject(routeOptions, command.route)) command.viaInject = true
     if (command.examples !== undefined) this.exampleTargets.push(exampleTarget(instance, routeOptions, command, command.examples))
     this.commands.push(command)
     this.remember(svc, command)
@@ -141,4 +143,14 @@ function singleMethod (routeOptions: RouteOptions): string {
     throw new FST_SVC_MULTI_METHOD(`route ${methods.join(',')} ${routeOptions.url} answers ${named.join(' and ')}. A command has one method: declare one route per method, each with its own svc.name.`)
   }
   return named[0] ?? 'HEAD'
+}
+
+/**
+ * Whether calls of the route's command must go through `app.inject()`: a websocket route (it needs a real
+ * connection), or one whose `config` says so. Any other `svcDispatch` is a mistake, refused with the route.
+ */
+function needsInject (routeOptions: RouteOptions & { websocket?: unknown }, route: string): boolean {
+  const value = (routeOptions.config as Record<string, unknown> | undefined)?.[DISPATCH_CONFIG]
+  if (value !== undefined && value !== 'inject') invalid(route, `config.${DISPATCH_CONFIG}`, '"inject" (or left out)', value)
+  return value === 'inject' || routeOptions.websocket === true
 }

@@ -1,6 +1,12 @@
 import type { Schema } from '../schema/schema.js'
 import type { SvcHints } from './svc-option.js'
 
+/**
+ * The route `config` key that sends a command's calls through `app.inject()` instead of the in-memory
+ * dispatch: `config: { svcDispatch: 'inject' }`, for a route that needs a real connection.
+ */
+export const DISPATCH_CONFIG = 'svcDispatch'
+
 /** Where a caller puts a param: in the URL path, the query string or the JSON body. */
 export type ParamPlace = 'path' | 'query' | 'body'
 
@@ -39,4 +45,6 @@ export interface CommandSource {
   deprecated?: boolean
   /** The route's own `bodyLimit` option, when it sets one. */
   bodyLimit?: number
+  /** Calls go through `app.inject()`: a websocket route, or `config: { svcDispatch: 'inject' }`. */
+  viaInject?: true
 }

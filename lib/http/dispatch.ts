@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { answerOf, InnerRequest, InnerResponse, InnerSocket } from './inner.js'
 import { outcomeOf, refusal, type Outcome, type RouteResponse } from './outcome.js'
@@ -10,9 +10,6 @@ const NOT_FORWARDED = new Set([
   'host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade',
   'content-length', 'content-type', 'content-encoding', 'expect', 'accept-encoding'
 ])
-
-/** A route that says, in its `config`, that a command call must reach it through `app.inject()`. */
-export const INJECT_CONFIG = 'svcDispatch'
 
 /**
  * Calls commands by name: each through Fastify's own router (`app.routing`) on its own route, with an
@@ -28,14 +25,11 @@ export class Dispatcher {
    */
   private readonly plans = new Map<string, RoutePlan>()
 
-  /** `METHOD url` of the routes called through `app.inject()`. */
-  private readonly injected = new Set<string>()
   /** Set as the app starts to close: a call from then on is refused, whichever way it would go. */
   private closing = false
 
   /** `catalog()` is undefined until `ready()` has built the manifest (and stays so when it failed). */
   constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined) {
-    app.addHook('onRoute', (route) => { this.recordRoute(route) })
     app.addHook('preClose', async () => { this.closing = true })
   }
 
@@ -50,7 +44,7 @@ export class Dispatcher {
     if (astray !== undefined) return refusal(400, 'INVALID_PARAMS', astray)
     if (this.closing) return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
     const headers = forwardedHeaders(request)
-    if (!this.injected.has(`${plan.method} ${plan.url}`)) return outcomeOf(await this.route(plan.method, planned.url, planned.payload, headers, request))
+    if (!plan.viaInject) return outcomeOf(await this.route(plan.method, planned.url, planned.payload, headers, request))
     if (planned.payload !== undefined) headers['content-type'] = 'application/json'
     const options: InjectOptions = {
       method: plan.method as HTTPMethods,
@@ -93,11 +87,6 @@ export class Dispatcher {
       })
       this.app.routing(inner as unknown as IncomingMessage, response as unknown as ServerResponse)
     })
-  }
-
-  private recordRoute ({ method, url, websocket, config }: RouteOptions & { websocket?: unknown }): void {
-    if (websocket !== true && (config as Record<string, unknown> | undefined)?.[INJECT_CONFIG] !== 'inject') return
-    for (const one of typeof method === 'string' ? [method] : method) this.injected.add(`${one} ${url}`)
   }
 
   /**

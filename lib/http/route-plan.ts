@@ -23,6 +23,8 @@ export interface RoutePlan {
   alwaysBody: boolean
   /** The route's own `bodyLimit`, when it sets one. */
   bodyLimit?: number
+  /** Called through `app.inject()` rather than on an inner request. */
+  viaInject: boolean
 }
 
 /**
@@ -45,7 +47,8 @@ export function planRoute (command: CommandRoute): RoutePlan {
     places,
     extraPlace: command.extraPlace,
     alwaysBody: command.extraPlace === 'body',
-    bodyLimit: command.bodyLimit
+    bodyLimit: command.bodyLimit,
+    viaInject: command.viaInject
   }
 }
 
