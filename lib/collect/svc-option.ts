@@ -107,9 +107,10 @@ function readExamples (examples: unknown, route: string): SvcExample[] {
     }
     if (example.title !== undefined && !isDescription(example.title)) invalid(route, `${field}.title`, 'a non-empty string', example.title)
     if (!isPlainObject(example.params)) invalid(route, `${field}.params`, 'an object of param values, as a caller sends them', example.params)
-    // A copy that is plain JSON: what the manifest serves, whatever the app does to its object afterwards.
-    const copy: SvcExample = { params: jsonCopy(example.params, route, `${field}.params`) as Record<string, unknown> }
-    if (example.title !== undefined) copy.title = example.title as string
+    // A copy that is plain JSON: what the manifest serves, whatever the app does to its object afterwards,
+    // with its keys in the documented order, `{ title?, params, result? }`.
+    const params = jsonCopy(example.params, route, `${field}.params`) as Record<string, unknown>
+    const copy: SvcExample = example.title === undefined ? { params } : { title: example.title as string, params }
     if (example.result !== undefined) copy.result = jsonCopy(example.result, route, `${field}.result`)
     return copy
   })

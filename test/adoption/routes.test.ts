@@ -25,6 +25,7 @@ t.test('examples are checked by the route\'s own validation, each param where a 
     app.post('/articles', { schema: { summary: 'Write', body: Type.Object({ title: Type.String() }) }, svc: { examples: [{ params: { title: 'T' } }] } }, async () => ({}))
   })
   t.same((await fetchManifest(good)).commands['articles.comments'].examples, [{ title: 'First page', params: { slug: 'hi', limit: 20 }, result: [] }])
+  t.match((await good.inject('/.well-known/svc.json')).body, '"examples":[{"title":"First page","params":{"slug":"hi","limit":20},"result":[]}]', 'served in the documented key order')
   const error = await Promise.resolve(readyApp({}, (app) => {
     app.get('/articles/:slug/comments', {
       schema: { summary: 'Comments', params: Type.Object({ slug: Type.String({ minLength: 2 }) }), querystring: Type.Object({ limit: Type.Integer({ maximum: 100 }) }) },
