@@ -105,7 +105,8 @@ export class ChannelHub {
 
   /** The latest state of one channel key: version 0 and state null before any publish, as a stream's first frame. */
   async read (channel: string, key: string): Promise<{ version: number, state: unknown }> {
-    const { version, json } = await this.setup.broker.read(this.setup.topics.channel(channel, key))
+    this.assertAvailable()
+    const { version, json } = await this.readStored(this.setup.topics.channel(channel, key), channel)
     return { version, state: JSON.parse(json) }
   }
 
@@ -146,13 +147,26 @@ export class ChannelHub {
    * Refused at once while a shared broker is down.
    */
   private async watchStored (topic: string, watcher: ChannelWatcher, channel: string): Promise<StoredState> {
-    const { broker } = this.setup
-    if (!broker.available) throw new FST_SVC_BROKER_UNAVAILABLE('channel streams need Redis, which cannot be reached now; retry later.')
+    this.assertAvailable()
     await this.watch(topic, watcher)
     try {
-      return await broker.read(topic)
+      return await this.readStored(topic, channel)
     } catch (error) {
       this.unwatch(topic, watcher)
+      throw error
+    }
+  }
+
+  /** Refuses at once while a shared broker is down: a stream, a follow or a read would wait for it. */
+  private assertAvailable (): void {
+    if (!this.setup.broker.available) throw new FST_SVC_BROKER_UNAVAILABLE('channel streams need Redis, which cannot be reached now; retry later.')
+  }
+
+  /** The stored state of a key, or the coded error saying why it cannot be read. */
+  private async readStored (topic: string, channel: string): Promise<StoredState> {
+    try {
+      return await this.setup.broker.read(topic)
+    } catch (error) {
       throw new FST_SVC_BROKER_UNAVAILABLE(`the state of channel "${channel}" cannot be read: ${(error as Error).message}`)
     }
   }

@@ -45,7 +45,7 @@ t.test('a key Redis cannot read: the read and the listen fail, nothing is left f
   t.teardown(() => store.quit())
   await store.set('svc:Shop/channel/cart/mallory', 'not a hash')
   const client = await httpClient(t, url)
-  await t.rejects(client.readResource({ uri: 'svc://cart/mallory' }), { message: /WRONGTYPE/ })
+  await t.rejects(client.readResource({ uri: 'svc://cart/mallory' }), { message: /the state of channel "cart" cannot be read: WRONGTYPE/ }, 'the coded message a channel stream gives')
   await t.rejects(client.listen({ resourceSubscriptions: ['svc://cart/mallory'] }))
   await t.rejects(client.listen({ resourceSubscriptions: ['svc://cart/mallory'] }), 'again: the failed follow was let go')
   // Another key still works on the same instance.
