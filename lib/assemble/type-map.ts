@@ -113,7 +113,6 @@ function intersection (branches: unknown[], types: SchemaLookup, where: string, 
   return found ?? new Set()
 }
 
-/** The registered types, and the schemas the app shared with `app.addSchema()` (see SharedTypes). */
 /** What the mapping looks a type up by: a registered type, or a schema shared with `app.addSchema`. */
 export interface SchemaLookup extends Pick<TypeNames, 'has' | 'nameOfId' | 'nameOfSchema'> {
   shared?: SharedTypes

@@ -10,6 +10,7 @@ import { execute } from '../helpers/invoke.js'
 
 t.test('a value other than "inject" stops the start, naming the route', async (t) => {
   const app = Fastify()
+  t.teardown(() => app.close())
   await app.register(svcManifest, requiredOptions)
   app.get('/who', { config: { svcDispatch: 'injct' }, svc: { description: 'Who calls' } }, async () => ({}))
   await t.rejects(async () => { await app.ready() }, { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /route GET \/who: config\.svcDispatch must be "inject" \(or left out\); got "injct"/ })
