@@ -92,6 +92,12 @@ export interface SvcRealtimeOptions {
    * TCP connect. Default 5000.
    */
   connectTimeout?: number
+  /**
+   * Milliseconds each Redis command may wait for its answer: past it, `publish()` rejects with
+   * `FST_SVC_BROKER_UNAVAILABLE`, an `emit()` is logged at `error`, a new channel stream answers 503, and
+   * the connection is dropped and made again. Also bounds `app.close()`. Default 2000.
+   */
+  commandTimeout?: number
 }
 
 export interface SvcManifestOptions {
@@ -168,6 +174,8 @@ export const DEFAULT_HEARTBEAT = 15
 export const DEFAULT_MAX_BUFFER_BYTES = 1024 * 1024
 /** Milliseconds `ready()` waits for Redis to answer: 5 s. */
 export const DEFAULT_CONNECT_TIMEOUT = 5000
+/** Milliseconds each Redis command waits for its answer: 2 s. */
+export const DEFAULT_COMMAND_TIMEOUT = 2000
 /** The longest delay a timer can hold, in milliseconds. */
 const MAX_TIMER = 2 ** 31 - 1
 /** The longest heartbeat interval a timer can hold, in seconds. */
@@ -180,6 +188,8 @@ export interface RealtimeConfig {
   maxBufferBytes: number
   /** Milliseconds. */
   connectTimeout: number
+  /** Milliseconds. */
+  commandTimeout: number
 }
 /** Where the MCP endpoint is served when `mcp` is `true`. */
 export const DEFAULT_MCP_PATH = '/mcp'
@@ -483,10 +493,10 @@ function readAuthorizationServers (value: unknown): string[] {
 }
 
 function readRealtime (value: unknown): RealtimeConfig {
-  if (value === undefined) return { heartbeat: DEFAULT_HEARTBEAT, maxBufferBytes: DEFAULT_MAX_BUFFER_BYTES, connectTimeout: DEFAULT_CONNECT_TIMEOUT }
-  if (!isPlainObject(value)) fail('realtime', 'an object { redis?, heartbeat?, maxBufferBytes?, connectTimeout? }', value)
-  onlyKeys(value, 'realtime', ['redis', 'heartbeat', 'maxBufferBytes', 'connectTimeout'])
-  const { redis, heartbeat = DEFAULT_HEARTBEAT, maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES, connectTimeout = DEFAULT_CONNECT_TIMEOUT } = value
+  if (value === undefined) return { heartbeat: DEFAULT_HEARTBEAT, maxBufferBytes: DEFAULT_MAX_BUFFER_BYTES, connectTimeout: DEFAULT_CONNECT_TIMEOUT, commandTimeout: DEFAULT_COMMAND_TIMEOUT }
+  if (!isPlainObject(value)) fail('realtime', 'an object { redis?, heartbeat?, maxBufferBytes?, connectTimeout?, commandTimeout? }', value)
+  onlyKeys(value, 'realtime', ['redis', 'heartbeat', 'maxBufferBytes', 'connectTimeout', 'commandTimeout'])
+  const { redis, heartbeat = DEFAULT_HEARTBEAT, maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES, connectTimeout = DEFAULT_CONNECT_TIMEOUT, commandTimeout = DEFAULT_COMMAND_TIMEOUT } = value
   if (typeof heartbeat !== 'number' || !(heartbeat > 0 && heartbeat <= MAX_HEARTBEAT)) {
     fail('realtime.heartbeat', `a number of seconds above 0 and at most ${MAX_HEARTBEAT}`, heartbeat)
   }
@@ -495,7 +505,10 @@ function readRealtime (value: unknown): RealtimeConfig {
   if (!Number.isSafeInteger(connectTimeout) || !((connectTimeout as number) >= 1 && (connectTimeout as number) <= MAX_TIMER)) {
     fail('realtime.connectTimeout', `a whole number of milliseconds, 1 or more and at most ${MAX_TIMER} (e.g. 5000 for 5 s)`, connectTimeout)
   }
-  const config: RealtimeConfig = { heartbeat, maxBufferBytes: maxBufferBytes as number, connectTimeout: connectTimeout as number }
+  if (!Number.isSafeInteger(commandTimeout) || !((commandTimeout as number) >= 1 && (commandTimeout as number) <= MAX_TIMER)) {
+    fail('realtime.commandTimeout', `a whole number of milliseconds, 1 or more and at most ${MAX_TIMER} (e.g. 2000 for 2 s)`, commandTimeout)
+  }
+  const config: RealtimeConfig = { heartbeat, maxBufferBytes: maxBufferBytes as number, connectTimeout: connectTimeout as number, commandTimeout: commandTimeout as number }
   if (redis !== undefined) config.redis = readRedisUrl(redis)
   return config
 }

@@ -40,6 +40,11 @@ export interface Broker {
   /** The latest state under `key`: version 0 and `null` before any publish (or after the store lost it). */
   read (key: string): Promise<StoredState>
   /**
+   * `work` (several broker calls in a row), or FST_SVC_BROKER_UNAVAILABLE naming `what` once a shared
+   * broker has not answered within its command limit.
+   */
+  bounded<T> (work: Promise<T>, what: string): Promise<T>
+  /**
    * `listener` runs each time the broker is back after losing its connection, once its subscriptions are
    * in place again: messages sent meanwhile were lost, and the stored states may have been too.
    */
@@ -85,6 +90,11 @@ export class MemoryBroker implements Broker {
 
   async read (key: string): Promise<StoredState> {
     return this.states.get(key) ?? INITIAL_STATE
+  }
+
+  /** Nothing to wait for: the in-process broker answers at once. */
+  bounded<T> (work: Promise<T>): Promise<T> {
+    return work
   }
 
   /** Never called: an in-process emitter has no connection to lose. */

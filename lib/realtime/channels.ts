@@ -83,7 +83,8 @@ export class ChannelHub {
 
   /**
    * Replaces the state of one channel key and sends it to its watchers on every instance. Mistakes in
-   * the call are thrown at once, like emit()'s; the promise rejects only when the broker fails.
+   * the call are thrown at once, like emit()'s; the promise rejects only when the broker fails, with
+   * FST_SVC_BROKER_UNAVAILABLE (Redis away, or silent past `realtime.commandTimeout`).
    */
   publish (channel: string, key: string, state: unknown): Promise<number> {
     const { broker, streams, channels } = this.setup
@@ -100,6 +101,8 @@ export class ChannelHub {
       const message: StateMessage = { topic, version, epoch, json }
       await broker.send(message)
       return version
+    }).catch((error: Error) => {
+      throw new FST_SVC_BROKER_UNAVAILABLE(`app.svc.publish("${channel}"): ${error.message}`, { cause: error })
     })
   }
 
@@ -144,13 +147,14 @@ export class ChannelHub {
   /**
    * Adds `watcher` to the key's watchers, then reads the stored state: subscribed before the state is
    * read, so a publish in between is caught by the watcher, not lost. A failed read removes it again.
-   * Refused at once while a shared broker is down.
+   * Refused at once while a shared broker is down; both steps together are bounded by the broker's
+   * command limit, so a Redis that stops answering gets the stream a 503 within it.
    */
   private async watchStored (topic: string, watcher: ChannelWatcher, channel: string): Promise<StoredState> {
     this.assertAvailable()
-    await this.watch(topic, watcher)
+    const subscribedThenRead = this.watch(topic, watcher).then(() => this.readStored(topic, channel))
     try {
-      return await this.readStored(topic, channel)
+      return await this.setup.broker.bounded(subscribedThenRead, `channel "${channel}" cannot be watched now; retry later`)
     } catch (error) {
       this.unwatch(topic, watcher)
       throw error

@@ -79,7 +79,7 @@ export class EventHub {
     const message: EventMessage = { topic: this.setup.topics.event(event), event, json }
     if (to !== undefined) message.to = to
     broker.send(message).catch((error) => {
-      this.setup.log.error({ err: error, event }, 'fastify-svc-manifest: an event could not be handed to the realtime broker; it was not delivered')
+      this.setup.log.error({ err: error, event }, `fastify-svc-manifest: event "${event}" could not be handed to the realtime broker; its subscribers may not receive it`)
     })
   }
 

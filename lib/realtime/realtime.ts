@@ -45,8 +45,8 @@ export class Realtime {
   /** Compiles the payload checks, connects the broker (rejecting with a coded error when it cannot), subscribes. */
   static async start (deps: RealtimeDependencies): Promise<Realtime> {
     const checks = await compilePayloadChecks(deps.events, deps.sharedSchemas)
-    const { redis, connectTimeout } = deps.settings
-    const broker = redis === undefined || !deps.declaresRealtime ? await MemoryBroker.create() : await RedisBroker.connect(redis, { connectTimeout, log: deps.log })
+    const { redis, connectTimeout, commandTimeout } = deps.settings
+    const broker = redis === undefined || !deps.declaresRealtime ? await MemoryBroker.create() : await RedisBroker.connect(redis, { connectTimeout, commandTimeout, log: deps.log })
     const streams = new OpenStreams(deps.settings, deps.log)
     const topics = new Topics(deps.serviceName)
     try {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { createRequire } from 'node:module'
 import type { EventEmitter } from 'node:events'
+import type { Socket } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Redis, RedisOptions } from 'ioredis'
 import type MQEmitterRedis from 'mqemitter-redis'
@@ -14,15 +15,36 @@ type RedisClass = new (url: string, options: RedisOptions) => Redis
 export interface RedisSettings {
   /** Milliseconds `connect()` waits for Redis to answer before it gives up (and each reconnection's TCP connect). */
   connectTimeout: number
+  /** Milliseconds each command waits for its answer; Redis silent that long counts as a lost connection. */
+  commandTimeout: number
   log: FastifyBaseLogger
 }
 
 /**
  * Publishing and state connections fail at once while Redis is away (no offline queue, one retry), so
  * an emit or a publish never waits for a reconnection; the subscriber connection queues its commands
- * and resubscribes by itself when Redis is back.
+ * and resubscribes by itself when Redis is back. A command that got no answer is not sent again on the
+ * next connection: its caller was told it failed.
  */
-const FAIL_FAST: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1 }
+const FAIL_FAST: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1, autoResendUnfulfilledCommands: false }
+
+/**
+ * A connection being closed does not wait for Redis to close its side (`disconnectTimeout: 0`), so nothing
+ * outlives `close()` or a failed start.
+ */
+const CLOSE_AT_ONCE: RedisOptions = { lazyConnect: true, disconnectTimeout: 0 }
+
+/**
+ * What every connection does, once started, against a Redis that stops answering (SIGSTOP, a partition:
+ * the socket stays up, nothing comes back), with ioredis's own limits: each command rejects after
+ * `commandTimeout`, and a connection that waited that long for any byte is dropped (`socketTimeout`), so
+ * the broker is down (new streams refused, publishes failing at once, nothing piling up) and reconnects;
+ * when Redis answers again, it is back as after any outage. Set once the start succeeded: until then
+ * `connectTimeout` alone bounds the start, handshake included. ioredis reads both options at each command.
+ */
+function limitCommands (connection: Redis, commandTimeout: number): void {
+  Object.assign(connection.options, { commandTimeout, socketTimeout: commandTimeout })
+}
 
 /**
  * Increments the version and replaces the state in one step, so two publishers never share a version.
@@ -53,7 +75,8 @@ export class RedisBroker implements Broker {
     private readonly subscriber: Redis,
     private readonly publisher: Redis,
     private readonly states: Redis,
-    private readonly log: FastifyBaseLogger
+    private readonly log: FastifyBaseLogger,
+    private readonly commandTimeout: number
   ) {
     for (const connection of this.connections) {
       // A clean close (Redis shut down) comes without an error; a quick restart may bring none at all.
@@ -75,24 +98,24 @@ export class RedisBroker implements Broker {
     // ioredis as mqemitter-redis itself resolves it: one install, one version of the client.
     const resolveFrom = createRequire(createRequire(import.meta.url).resolve('mqemitter-redis'))
     const Redis = resolveFrom('ioredis') as RedisClass
-    const { connectTimeout } = settings
-    const subscriber = new Redis(url, { lazyConnect: true, connectTimeout })
-    const publisher = new Redis(url, { ...FAIL_FAST, lazyConnect: true, connectTimeout, enableAutoPipelining: true })
-    const states = new Redis(url, { ...FAIL_FAST, lazyConnect: true, connectTimeout })
+    const options: RedisOptions = { ...CLOSE_AT_ONCE, connectTimeout: settings.connectTimeout }
+    const subscriber = new Redis(url, options)
+    const publisher = new Redis(url, { ...options, ...FAIL_FAST, enableAutoPipelining: true })
+    const states = new Redis(url, { ...options, ...FAIL_FAST })
     const all = [subscriber, publisher, states]
     try {
-      await withinTime(Promise.all(all.map(connectOrFail)), connectTimeout)
+      await withinTime(Promise.all(all.map(connectOrFail)), settings.connectTimeout, 'no answer within %d ms (realtime.connectTimeout)')
     } catch (error) {
-      for (const connection of all) {
-        // Nobody listens to these connections any more: an error from their sockets closing must not
-        // surface as ioredis's "Unhandled error event".
-        connection.on('error', ignore)
-        connection.disconnect()
-      }
+      // Nobody listens to these connections any more: an error from their sockets closing must not
+      // surface as ioredis's "Unhandled error event". Rejected only once their sockets are gone, so a
+      // process whose start failed has nothing left open and can exit.
+      for (const connection of all) connection.on('error', ignore)
+      await Promise.all(all.map(disconnected))
       throw new FST_SVC_BROKER_UNAVAILABLE(`cannot connect to realtime.redis (${redacted(url)}): ${(error as Error).message}`)
     }
+    for (const connection of all) limitCommands(connection, settings.commandTimeout)
     const emitter = mqemitterRedis({ subConn: subscriber, pubConn: publisher })
-    return new RedisBroker(emitter, subscriber, publisher, states, settings.log)
+    return new RedisBroker(emitter, subscriber, publisher, states, settings.log, settings.commandTimeout)
   }
 
   private get connections (): Redis[] {
@@ -105,7 +128,7 @@ export class RedisBroker implements Broker {
 
   send (message: BrokerMessage): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.emitter.emit(message, (error) => { if (error) reject(error); else resolve() })
+      this.emitter.emit(message, (error) => { if (error) reject(this.explained(error)); else resolve() })
     })
   }
 
@@ -118,15 +141,24 @@ export class RedisBroker implements Broker {
   }
 
   async store (key: string, json: string): Promise<StateVersion> {
-    const [version, epoch] = await this.states.eval(STORE, 1, key, json, randomUUID()) as [number, string]
+    const [version, epoch] = await this.answer(this.states.eval(STORE, 1, key, json, randomUUID()) as Promise<[number, string]>)
     return { version, epoch }
   }
 
   async read (key: string): Promise<StoredState> {
-    const [version, json, epoch] = await this.states.hmget(key, 'v', 's', 'e')
+    const [version, json, epoch] = await this.answer(this.states.hmget(key, 'v', 's', 'e'))
     if (version === null || json === null) return INITIAL_STATE
     // A hash written before epochs existed has none; its next publish gives it one.
     return { version: Number(version), epoch: epoch ?? '', json }
+  }
+
+  /**
+   * Rejects with FST_SVC_BROKER_UNAVAILABLE when `work` (several commands in a row, each with its own
+   * limit) has not settled within `commandTimeout`: a new stream is answered within it.
+   */
+  bounded<T> (work: Promise<T>, what: string): Promise<T> {
+    return withinTime(work, this.commandTimeout, 'Redis did not answer within %d ms (realtime.commandTimeout)')
+      .catch((error: Error) => { throw error instanceof FST_SVC_BROKER_UNAVAILABLE ? error : new FST_SVC_BROKER_UNAVAILABLE(`${what}: ${error.message}`) })
   }
 
   onReconnect (listener: () => void): void {
@@ -135,11 +167,26 @@ export class RedisBroker implements Broker {
 
   /**
    * QUIT where the connection is up, so replies in flight arrive; a connection that is down is dropped
-   * at once (mqemitter-redis's own close would wait for a QUIT that never comes).
+   * at once (mqemitter-redis's own close would wait for a QUIT that never comes). A QUIT that Redis does
+   * not answer fails after `commandTimeout`, and its connection is dropped then: resolves once every
+   * socket is gone, within `commandTimeout` whatever Redis does.
    */
   async close (): Promise<void> {
     this.closing = true
-    await Promise.allSettled(this.connections.map((connection) => connection.status === 'ready' ? connection.quit() : connection.disconnect()))
+    await Promise.all(this.connections.map(async (connection) => {
+      if (connection.status === 'ready') await connection.quit().catch(ignore)
+      await disconnected(connection)
+    }))
+  }
+
+  /** The command's answer; a command Redis did not answer in time rejects with an error naming the limit. */
+  private answer<T> (command: Promise<T>): Promise<T> {
+    return command.catch((error: Error) => { throw this.explained(error) })
+  }
+
+  private explained (error: Error): Error {
+    if (error.message !== 'Command timed out') return error
+    return new Error(`Redis did not answer within ${this.commandTimeout} ms (realtime.commandTimeout); it may still carry it out once it answers again`, { cause: error })
   }
 
   private reportFailure (error?: Error): void {
@@ -169,13 +216,28 @@ export class RedisBroker implements Broker {
   }
 }
 
-/** Rejects after `ms` milliseconds when `promise` has not settled: a Redis that accepts and never answers. */
-function withinTime<T> (promise: Promise<T>, ms: number): Promise<T> {
+/**
+ * Rejects after `ms` milliseconds when `promise` has not settled: a Redis that accepts and never answers.
+ * `message`: the error's, `%d` standing for `ms`.
+ */
+function withinTime<T> (promise: Promise<T>, ms: number, message: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms (realtime.connectTimeout)`)), ms)
+    timer = setTimeout(() => reject(new Error(message.replace('%d', String(ms)))), ms)
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Drops the connection (no reconnection) and resolves once its socket is closed. ioredis ends the socket
+ * and, with `disconnectTimeout: 0`, destroys it in the next turn: a Redis that does not close its side
+ * (stopped, or a host that never answers) cannot keep it open.
+ */
+async function disconnected (connection: Redis): Promise<void> {
+  const socket = connection.stream as Socket | undefined
+  connection.disconnect()
+  // Not events.once: it would reject on the socket's 'error' (ECONNREFUSED), which ioredis reports itself.
+  if (socket !== undefined && !socket.closed) await new Promise((resolve) => socket.once('close', resolve))
 }
 
 /**

@@ -12,10 +12,19 @@ import { listening } from './net.js'
 export interface RedisServer {
   port: number
   url: string
-  /** Stops the server (SIGTERM) and resolves once the process is gone. */
+  /** Stops the server (SIGTERM; a frozen one is thawed first) and resolves once the process is gone. */
   stop (): Promise<void>
+  /** Kills the server (SIGKILL: no goodbye to its clients) and resolves once the process is gone. */
+  kill (): Promise<void>
   /** Starts it again on the same port, as after an outage. */
   restart (): Promise<void>
+  /**
+   * SIGSTOP: the process stops answering while its sockets stay up and the kernel still accepts
+   * connections for it, as a stuck primary or a partition looks to a client.
+   */
+  freeze (): void
+  /** SIGCONT: it answers again, everything sent meanwhile first. */
+  thaw (): void
 }
 
 export async function startRedis (): Promise<RedisServer> {
@@ -25,15 +34,29 @@ export async function startRedis (): Promise<RedisServer> {
     port,
     url: `redis://127.0.0.1:${port}`,
     async stop () {
-      if (child.exitCode !== null || child.signalCode !== null) return
-      const exited = once(child, 'exit')
-      child.kill('SIGTERM')
-      await exited
+      await end('SIGTERM')
+    },
+    async kill () {
+      await end('SIGKILL')
     },
     async restart () {
       await server.stop()
       child = await launch(port)
+    },
+    freeze () {
+      child.kill('SIGSTOP')
+    },
+    thaw () {
+      child.kill('SIGCONT')
     }
+  }
+  async function end (signal: NodeJS.Signals): Promise<void> {
+    if (child.exitCode !== null || child.signalCode !== null) return
+    const exited = once(child, 'exit')
+    child.kill(signal)
+    // A frozen process acts on the signal only once it runs again.
+    child.kill('SIGCONT')
+    await exited
   }
   return server
 }

@@ -15,13 +15,15 @@ async function register (options: Record<string, unknown>): Promise<unknown> {
   }
 }
 
-t.test('realtime: redis, heartbeat, maxBufferBytes and connectTimeout, and nothing else', async (t) => {
+t.test('realtime: redis, heartbeat, maxBufferBytes, connectTimeout and commandTimeout, and nothing else', async (t) => {
   t.equal(await register({ realtime: {} }), undefined)
   t.equal(await register({ realtime: { heartbeat: 0.01, maxBufferBytes: 1, connectTimeout: 1 } }), undefined)
   t.equal(await register({ realtime: { connectTimeout: 2147483647 } }), undefined)
+  t.equal(await register({ realtime: { commandTimeout: 1 } }), undefined)
+  t.equal(await register({ realtime: { commandTimeout: 2147483647 } }), undefined)
   const cases: Array<[unknown, RegExp]> = [
-    [true, /"realtime" must be an object \{ redis\?, heartbeat\?, maxBufferBytes\?, connectTimeout\? \}; got true/],
-    [{ colour: 'red' }, /"realtime.colour" must be absent \(realtime takes redis, heartbeat, maxBufferBytes and connectTimeout\)/],
+    [true, /"realtime" must be an object \{ redis\?, heartbeat\?, maxBufferBytes\?, connectTimeout\?, commandTimeout\? \}; got true/],
+    [{ colour: 'red' }, /"realtime.colour" must be absent \(realtime takes redis, heartbeat, maxBufferBytes, connectTimeout and commandTimeout\)/],
     [{ heartbeat: 0 }, /"realtime.heartbeat" must be a number of seconds above 0 and at most 2147483; got 0/],
     [{ heartbeat: '15' }, /"realtime.heartbeat" must be a number of seconds/],
     [{ heartbeat: 1e9 }, /"realtime.heartbeat" must be/],
@@ -35,6 +37,12 @@ t.test('realtime: redis, heartbeat, maxBufferBytes and connectTimeout, and nothi
     [{ connectTimeout: 2147483648 }, /"realtime.connectTimeout" must be/],
     [{ connectTimeout: Number.POSITIVE_INFINITY }, /"realtime.connectTimeout" must be/],
     [{ connectTimeout: Number.NaN }, /"realtime.connectTimeout" must be/],
+    [{ commandTimeout: 0 }, /"realtime.commandTimeout" must be a whole number of milliseconds, 1 or more and at most 2147483647 \(e.g. 2000 for 2 s\); got 0/],
+    [{ commandTimeout: 2.5 }, /"realtime.commandTimeout" must be a whole number of milliseconds/],
+    [{ commandTimeout: -1 }, /"realtime.commandTimeout" must be/],
+    [{ commandTimeout: '2000' }, /"realtime.commandTimeout" must be .*; got "2000"/],
+    [{ commandTimeout: 2147483648 }, /"realtime.commandTimeout" must be/],
+    [{ commandTimeout: Number.NaN }, /"realtime.commandTimeout" must be/],
     [{ redis: 'localhost:6379' }, /"realtime.redis" must be a Redis URL such as "redis:\/\/127.0.0.1:6379" \(redis: or rediss:\); got "localhost:6379"/],
     [{ redis: 'http://127.0.0.1:6379' }, /"realtime.redis" must be a Redis URL/],
     [{ redis: 6379 }, /"realtime.redis" must be a Redis URL/]
