@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
-import { createServer, type Server, type Socket } from 'node:net'
+import { Socket, createServer, type Server } from 'node:net'
 import { once } from 'node:events'
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
@@ -87,6 +87,12 @@ async function launch (port: number): Promise<ChildProcess> {
   child.stdout?.resume()
   child.stderr?.resume()
   return child
+}
+
+/** This process's open sockets to `port`: an app's connections to its Redis. */
+export function socketsTo (port: number): number {
+  const handles = (process as unknown as { _getActiveHandles (): unknown[] })._getActiveHandles()
+  return handles.filter((handle) => handle instanceof Socket && handle.remotePort === port).length
 }
 
 /** A port nobody listens on right now. */
