@@ -166,6 +166,24 @@ t.test('Redis stops answering during a publish burst: publish rejects, emit logs
   for (const stream of [events, watcher, late]) stream.close()
 })
 
+t.test('a new channel stream while Redis is stopped and nothing else runs: 503 within commandTimeout, its subscribe and its read together', async (t) => {
+  // Larger than LIMIT here, so that one limit and two in a row (the subscribe's, then the read's) tell apart.
+  const limit = 600
+  const a = await startInstance(t, redis.url, { ...options, realtime: { commandTimeout: limit } })
+  redis.freeze()
+  t.teardown(() => redis.thaw())
+  const { stream, took } = await timedSubscribe(a.origin, '/svc/channels/cart/idle')
+  t.equal(stream.status, 503)
+  await stream.end()
+  t.match(stream.json(), { code: 'FST_SVC_BROKER_UNAVAILABLE', message: /did not answer within 600 ms \(realtime\.commandTimeout\)/ })
+  t.ok(took >= limit - 20 && took < limit + 450, `answered after ${took} ms: one commandTimeout, not one per command`)
+  redis.thaw()
+  await until(() => a.logs.some((line) => /realtime broker \(Redis\) is back/.test(String(line.msg))), 5000, 'the broker to be back')
+  const watcher = await subscribe(a.origin, '/svc/channels/cart/idle')
+  t.same((await watcher.frameCount(1))[0].data, { version: 0, state: null }, 'the same stream opens once Redis answers')
+  watcher.close()
+})
+
 t.test('Redis killed and restarted mid-burst: nothing hangs, and nothing is lost silently', async (t) => {
   const a = await startInstance(t, redis.url, options)
   const b = await startInstance(t, redis.url, options)
