@@ -94,7 +94,7 @@ t.test('in the same process: no socket to Redis is left when ready() rejects', a
   redis.freeze()
   const app = Fastify()
   await app.register(svcManifest, { ...requiredOptions, events: { news: { description: 'News' } }, realtime: { redis: redis.url, connectTimeout: CONNECT_TIMEOUT } })
-  await t.rejects(app.ready(), { code: 'FST_SVC_BROKER_UNAVAILABLE' })
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_SVC_BROKER_UNAVAILABLE' })
   t.equal(socketsTo(redis.port), 0, 'no socket left, without waiting')
   const started = Date.now()
   await app.close()
