@@ -147,8 +147,6 @@ t.test('Redis stops answering during a publish burst: publish rejects, emit logs
   const lostEmits = errorsOf(a, /^fastify-svc-manifest: event "news" could not be handed to the realtime broker; its subscribers may not receive it$/)
   t.ok(lostEmits.length > 0, `emits Redis did not take are logged at error level (${lostEmits.length})`)
   t.ok(lostEmits.every((line) => line.event === 'news'), 'each log line names the event')
-  const missing = burst.emitted.length + 1 - delivered(events).size
-  t.ok(missing <= lostEmits.length, `${missing} emits not delivered, ${lostEmits.length} logged`)
   t.ok(Date.now() - frozenAt > LIMIT, 'Redis was stopped longer than the limit')
 
   const since = a.logs.length
@@ -159,6 +157,9 @@ t.test('Redis stops answering during a publish burst: publish rejects, emit logs
   await watcher.until(() => states(watcher).some((state) => state.version === version), 5000, 'the publish after Redis answered again')
   await events.until(() => delivered(events).has('after' as unknown as number), 5000, 'the emit after Redis answered again')
   t.equal(watcher.ended || events.ended, false, 'the same streams resumed')
+  // B's subscriber connection stayed up: what Redis took reached it, late or not; the rest was logged.
+  const missing = burst.emitted.length + 2 - delivered(events).size
+  t.ok(missing <= lostEmits.length, `every emit delivered or logged: ${missing} not delivered, ${lostEmits.length} logged`)
   const versions = states(watcher).map((state) => state.version)
   t.equal(setbacks(versions), 0, `versions only grow on the stream: ${versions.join(',')}`)
   const late = await subscribe(a.origin, '/svc/channels/cart/c1')
@@ -194,8 +195,10 @@ t.test('Redis killed and restarted mid-burst: nothing hangs, and nothing is lost
   const burst = new Burst(b.app, 'k1')
   await watcher.frameCount(4)
   await redis.kill()
+  const killed = Date.now()
   await pause(300)
   const since = [a.logs.length, b.logs.length]
+  const restarting = Date.now()
   await redis.restart()
   for (const [i, instance] of [a, b].entries()) {
     await until(() => instance.logs.slice(since[i]).some((line) => /realtime broker \(Redis\) is back/.test(String(line.msg))), 5000, 'the broker to be back')
@@ -223,9 +226,11 @@ t.test('Redis killed and restarted mid-burst: nothing hangs, and nothing is lost
 
   b.app.svc.emit('news', { n: 'last' })
   await events.until(() => delivered(events).has('last' as unknown as number), 5000, 'the emit after the restart')
+  // Every emit made while Redis was gone is logged. (One made once Redis is back, before A's subscriber
+  // connection is, reaches no subscriber there: events are not replayed, and A logged its outage.)
   const lostEmits = errorsOf(b, /event "news" could not be handed to the realtime broker/)
-  const missing = burst.emitted.length + 1 - delivered(events).size
-  t.ok(missing <= lostEmits.length, `every emit delivered or logged: ${missing} not delivered, ${lostEmits.length} logged`)
+  const whileGone = burst.emitted.filter((at) => at > killed && at < restarting).length
+  t.ok(whileGone > 0 && lostEmits.length >= whileGone, `the ${whileGone} emits made while Redis was gone are logged (${lostEmits.length} logged)`)
   events.close()
   watcher.close()
 })
