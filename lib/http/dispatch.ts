@@ -201,9 +201,13 @@ function isAborted (signal: AbortSignal | undefined): boolean {
  */
 export function callerGone (reply: FastifyReply): AbortSignal {
   const gone = new AbortController()
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) gone.abort()
-  })
+  // Gone already, while an app-wide hook ran: its close has come and gone.
+  if (reply.raw.destroyed) gone.abort()
+  else {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) gone.abort()
+    })
+  }
   return gone.signal
 }
 
