@@ -26,6 +26,8 @@ const seen = { started: 0, closed: 0, destroyed: 0, produced: 0 }
 function download (size: number, paced: boolean): Readable {
   let sent = 0
   const next = (stream: Readable): void => {
+    // A read scheduled before the stream was destroyed makes nothing.
+    if (stream.destroyed) return
     if (sent >= size) {
       stream.push(null)
       return

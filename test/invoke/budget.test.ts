@@ -33,6 +33,8 @@ function generated (size: number, seen: Seen, paced = false): Readable {
   const chunk = Buffer.alloc(16 * 1024, 'x')
   let sent = 0
   const next = (stream: Readable): void => {
+    // A read scheduled before the stream was destroyed makes nothing.
+    if (stream.destroyed) return
     if (sent >= size) {
       stream.push(null)
       return
@@ -78,7 +80,7 @@ async function budgetApp (options: Parameters<typeof readyApp>[0] = { invoke: { 
     const size = Type.Object({ size: Type.Number(), paced: Type.Optional(Type.Boolean()) })
     for (const inject of [false, true]) {
       const suffix = inject ? '.inject' : ''
-      const config = inject ? { svcDispatch: 'inject' as const } : {}
+      const config = inject ? { svcDispatch: 'inject' as const } : undefined
       app.get(`/download${suffix}`, { config, svc: { name: `download${suffix}`, description: 'A generated download', params: size } }, async (request, reply) => {
         const record = track(`download${suffix}`, request)
         for (const listener of started) listener(`download${suffix}`)
