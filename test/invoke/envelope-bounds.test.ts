@@ -117,3 +117,21 @@ t.test('the limit is the server\'s own maxHeaderSize, and a URL of exactly that 
   const longest = Math.max(...log.lines.map((line) => line.length))
   t.ok(longest < 17 * 1024, `and its log lines stay within what a direct request could log (${longest} characters)`)
 })
+
+t.test('MCP: a JSON-RPC id that is not a string or a finite number is refused before the tool runs', async (t) => {
+  let ran = 0
+  const app = await readyApp({ mcp: true }, (app) => {
+    app.get('/ping', { svc: { description: 'Ping' } }, async () => {
+      ran++
+      return { pong: true }
+    })
+  })
+  t.teardown(() => app.close())
+  const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' }
+  for (const id of ['{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), '{"n":1}', 'true', '1e400']) {
+    const response = await app.inject({ method: 'POST', url: '/mcp', headers, payload: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"ping","arguments":{}}}` })
+    t.equal(response.statusCode, 400, id.slice(0, 12))
+    t.equal(response.json().error.code, -32600)
+  }
+  t.equal(ran, 0)
+})
