@@ -55,8 +55,11 @@ export class InnerSocket extends EventEmitter {
     return this
   }
 
+  /** As a socket's: `close` once, so a route that watches `request.socket` sees its caller go too. */
   destroy (): this {
+    if (this.destroyed) return this
     this.destroyed = true
+    this.emit('close', false)
     return this
   }
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events'
 import { Readable } from 'node:stream'
 import { Type } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
 import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { execute, pipeline } from '../helpers/invoke.js'
@@ -23,6 +24,8 @@ interface Seen {
   destroyed: number
   /** Bytes the stream produced. */
   produced: number
+  /** `request.raw.socket` emitted `close` (checked on the in-memory path, whose socket is the plugin's). */
+  socketClosed: number
 }
 
 /**
@@ -57,7 +60,7 @@ function generated (size: number, seen: Seen, paced = false): Readable {
 }
 
 function freshSeen (): Seen {
-  return { started: 0, closed: 0, destroyed: 0, produced: 0 }
+  return { started: 0, closed: 0, destroyed: 0, produced: 0, socketClosed: 0 }
 }
 
 /**
@@ -68,11 +71,12 @@ async function budgetApp (options: Parameters<typeof readyApp>[0] = { invoke: { 
   // Closing drops the connections that the tests' callers left behind at once.
   const serverOptions = { forceCloseConnections: true }
   const seen = new Map<string, Seen>()
-  const track = (name: string, request: { raw: { once: (event: 'close', listener: () => void) => unknown } }): Seen => {
+  const track = (name: string, request: FastifyRequest): Seen => {
     const record = freshSeen()
     seen.set(name, record)
     record.started++
     request.raw.once('close', () => { record.closed++ })
+    request.raw.socket.once('close', () => { record.socketClosed++ })
     return record
   }
   const started: Array<(name: string) => void> = []
@@ -141,6 +145,7 @@ for (const suffix of ['', '.inject']) {
     const record = seen(`download${suffix}`)
     await until(t, 'the route\'s stream is destroyed', () => record.destroyed === 1)
     await until(t, 'the route sees its request close', () => record.closed === 1)
+    if (suffix === '') t.equal(record.socketClosed, 1, 'and its socket')
     t.ok(record.produced < 4 * LIMIT, `the stream was read no further than the budget (${record.produced} bytes of 10 MiB)`)
   })
 
