@@ -17,7 +17,7 @@ import { registerOAuthMetadata } from './http/oauth-metadata.js'
 import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
 import { registerUiRoutes } from './http/ui.js'
-import { readOptions, type SvcManifestOptions } from './options.js'
+import { DEFAULT_MAX_RESULT_BYTES, readOptions, type SvcManifestOptions } from './options.js'
 import { together } from './problems.js'
 import { RealtimeOnDemand } from './realtime/on-demand.js'
 import { svcRegistry, type SvcRegistry } from './registry.js'
@@ -62,7 +62,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     links: new EndpointLinks(),
     origins: new OriginPolicy(config),
     auth,
-    dispatcher: new Dispatcher(fastify, () => catalog),
+    dispatcher: new Dispatcher(fastify, () => catalog, config.invoke === false ? DEFAULT_MAX_RESULT_BYTES : config.invoke.maxResultBytes),
     declarations,
     prepared: () => prepared,
     realtime,

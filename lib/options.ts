@@ -130,8 +130,9 @@ export interface SvcManifestOptions {
   basePath?: string
   /**
    * `false` turns execute and pipeline off. `maxSteps` limits a pipeline (default 16; also the most messages
-   * of one JSON-RPC batch on the MCP endpoint); `maxResultBytes` the bytes of the results one pipeline holds
-   * (default 8 MiB). Default `true`.
+   * of one JSON-RPC batch on the MCP endpoint); `maxResultBytes` the bytes of a route's body one call holds
+   * (execute, a pipeline step, MCP `tools/call`; past it the call is 413) and of the results one pipeline
+   * holds (default 8 MiB). Default `true`.
    */
   invoke?: boolean | { maxSteps?: number, maxResultBytes?: number }
   /** Event and channel streams (§9). */

@@ -1,5 +1,6 @@
-import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { Readable } from 'node:stream'
 import { answerOf, InnerRequest, InnerResponse, InnerSocket } from './inner.js'
 import { outcomeOf, refusal, type Outcome, type RouteResponse } from './outcome.js'
 import type { Catalog } from '../catalog.js'
@@ -28,49 +29,77 @@ export class Dispatcher {
   /** Set as the app starts to close: a call from then on is refused, whichever way it would go. */
   private closing = false
 
-  /** `catalog()` is undefined until `ready()` has built the manifest (and stays so when it failed). */
-  constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined) {
+  /**
+   * The longest URL an inner request may have: what the server holds a direct request's head to (its
+   * `maxHeaderSize`: Fastify's `http: { maxHeaderSize }`, else Node's, 16 KiB unless set), so a call never
+   * makes (or logs) a URL that a direct call could not.
+   */
+  private readonly maxUrlLength: number
+
+  /**
+   * `catalog()` is undefined until `ready()` has built the manifest (and stays so when it failed);
+   * `maxResultBytes` is the most of one route's body a call holds.
+   */
+  constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined, private readonly maxResultBytes: number) {
     app.addHook('preClose', async () => { this.closing = true })
+    this.maxUrlLength = (app.server as { maxHeaderSize?: number }).maxHeaderSize ?? process.getBuiltinModule('node:http').maxHeaderSize
   }
 
-  async dispatch (request: FastifyRequest, command: string, params: Record<string, unknown>): Promise<Outcome> {
+  async dispatch (request: FastifyRequest, command: string, params: Record<string, unknown>, bounds: CallBounds = {}): Promise<Outcome> {
     const catalog = this.catalog()
     if (catalog === undefined) return refusal(500, 'INTERNAL_ERROR', 'The app did not start: ready() rejected, and its error says why.')
     const plan = this.plans.get(command) ?? this.planOf(catalog, command)
     if (plan === undefined) return refusal(404, 'UNKNOWN_COMMAND', `Unknown command "${command}". The manifest lists the commands.`)
-    const planned = planRequest(plan, params)
+    const planned = planRequest(plan, params, this.maxUrlLength)
     if ('invalid' in planned) return refusal(400, 'INVALID_PARAMS', planned.invalid)
     const astray = plan.pathParams.length === 0 ? undefined : this.astray(plan, planned.path, params, request)
     if (astray !== undefined) return refusal(400, 'INVALID_PARAMS', astray)
     if (this.closing) return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
+    const { signal } = bounds
+    if (isAborted(signal)) return CANCELLED
+    const limit = bounds.maxBytes ?? this.maxResultBytes
     const headers = forwardedHeaders(request)
-    if (!plan.viaInject) return outcomeOf(await this.route(plan.method, planned.url, planned.payload, headers, request))
-    if (planned.payload !== undefined) headers['content-type'] = 'application/json'
-    const options: InjectOptions = {
-      method: plan.method as HTTPMethods,
-      url: planned.url,
-      headers,
-      payload: planned.payload,
-      remoteAddress: request.ip,
-      // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
-      authority: request.headers.host,
-      validate: false
+    let ended: Ended
+    if (!plan.viaInject) {
+      ended = await this.route(plan.method, planned.url, planned.payload, headers, request, limit, signal)
+    } else {
+      if (planned.payload !== undefined) {
+        headers['content-type'] = 'application/json'
+        headers['content-length'] = String(Buffer.byteLength(planned.payload))
+      }
+      const options: InjectOptions = {
+        method: plan.method as HTTPMethods,
+        url: planned.url,
+        headers,
+        // A stream, so that light-my-request can still close the request once the route has read its body.
+        payload: planned.payload === undefined ? undefined : Readable.from([planned.payload]),
+        remoteAddress: request.ip,
+        // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
+        authority: request.headers.host,
+        validate: false
+      }
+      try {
+        ended = await inject(this.app, options, limit, signal)
+      } catch {
+        // The response closed before its head: the caller went away, or the route destroyed it.
+        ended = isAborted(signal) ? 'cancelled' : CUT_OFF
+      }
     }
-    try {
-      return outcomeOf(await inject(this.app, options))
-    /* c8 ignore next 4 -- Fastify refuses to inject once the app is closing, and the preClose hook above
-       refuses every call first; kept so that a refusal never leaves a call hanging. */
-    } catch {
-      return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
+    if (ended === 'over-budget') {
+      return { ...refusal(413, 'PAYLOAD_TOO_LARGE', `Command "${command}": its route's response passed ${limit} bytes (invoke.maxResultBytes), and was cut off there.`), overBudget: true }
     }
+    if (ended === 'cancelled') return CANCELLED
+    return outcomeOf(ended)
   }
 
   /**
    * The route's lifecycle on an inner request and response: Fastify's router takes them as it takes a
    * request off the wire (URL rewriting, constraints, hooks, parsing, validation, handler, serialisation,
-   * `onSend`, `onResponse`), and the answer is read when the response finishes.
+   * `onSend`, `onResponse`), and the answer is read when the response finishes. Past `limit` bytes of body,
+   * or once `signal` aborts, the response is destroyed and the request closed, as a real one is when its
+   * connection goes: the route sees `request.raw` emit `close`, and a stream it sent is destroyed.
    */
-  private route (method: string, url: string, payload: string | undefined, headers: IncomingHttpHeaders, request: FastifyRequest): Promise<RouteResponse> {
+  private route (method: string, url: string, payload: string | undefined, headers: IncomingHttpHeaders, request: FastifyRequest, limit: number, signal: AbortSignal | undefined): Promise<Ended> {
     if (payload !== undefined) {
       headers['content-type'] = 'application/json'
       headers['content-length'] = String(Buffer.byteLength(payload))
@@ -79,11 +108,21 @@ export class Dispatcher {
     headers.host = request.headers.host
     const socket = new InnerSocket(request.ip, request.raw.socket)
     const inner = new InnerRequest(method, url, headers, socket, payload)
-    const response = new InnerResponse(inner)
+    const response = new InnerResponse(inner, limit)
     return new Promise((resolve) => {
+      const cancel = (): void => { response.destroy() }
+      signal?.addEventListener('abort', cancel, { once: true })
       response.on('error', ignore)
       response.on('close', () => {
-        resolve(response.writableFinished ? answerOf(response) : CUT_OFF)
+        signal?.removeEventListener('abort', cancel)
+        if (response.writableFinished) {
+          resolve(answerOf(response))
+          return
+        }
+        inner.aborted = true
+        inner.destroy()
+        socket.destroy()
+        resolve(response.overLimit ? 'over-budget' : isAborted(signal) ? 'cancelled' : CUT_OFF)
       })
       this.app.routing(inner as unknown as IncomingMessage, response as unknown as ServerResponse)
     })
@@ -136,15 +175,86 @@ const CUT_OFF: RouteResponse = {
   body: 'The route\'s response broke off before it was complete.'
 }
 
+/** What a call asked for when the caller went away: nobody reads it; a pipeline stops there. */
+const CANCELLED = refusal(503, 'INTERNAL_ERROR', 'The call was cancelled: its caller went away before the answer.')
+
+/** How one call ended: the route's response, or why there is none. */
+type Ended = RouteResponse | 'over-budget' | 'cancelled'
+
+/** What bounds one call, besides the server's limits. */
+export interface CallBounds {
+  /** Aborts when the caller goes away: the inner request is closed as a real one is. */
+  signal?: AbortSignal
+  /** The most bytes of the route's body the call holds (default `invoke.maxResultBytes`). */
+  maxBytes?: number
+}
+
 function ignore (): void {}
 
-/** The callback form of `inject` starts at once, where the promise form waits a tick. */
-function inject (app: FastifyInstance, options: InjectOptions): Promise<RouteResponse> {
-  return new Promise((resolve, reject) => {
-    app.inject(options, (error, response) => {
-      /* c8 ignore next -- inject fails only once the app is closing, and dispatch refuses calls from then on */
-      if (error !== null && error !== undefined) reject(error)
-      else resolve({ statusCode: response!.statusCode, headers: response!.headers, body: response!.rawPayload })
+function isAborted (signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true
+}
+
+/**
+ * A signal that aborts when the caller's connection closes before the answer was sent. The response's
+ * `close` comes either way, once; after a complete answer it aborts nothing.
+ */
+export function callerGone (reply: FastifyReply): AbortSignal {
+  const gone = new AbortController()
+  // Gone already, while an app-wide hook ran: its close has come and gone.
+  if (reply.raw.destroyed) gone.abort()
+  else {
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) gone.abort()
+    })
+  }
+  return gone.signal
+}
+
+/**
+ * The call through `app.inject()`, its body read as a stream and counted as it arrives (the callback form
+ * starts at once, where the promise form waits a tick). Past `limit` bytes, or once `signal` aborts, the
+ * inner request is aborted: light-my-request destroys it (the route sees `close`) and its response (Fastify
+ * then destroys a stream the route sent). Rejects when the response closed before its head.
+ */
+function inject (app: FastifyInstance, options: InjectOptions, limit: number, signal: AbortSignal | undefined): Promise<Ended> {
+  const stop = new AbortController()
+  const cancel = (): void => { stop.abort() }
+  signal?.addEventListener('abort', cancel, { once: true })
+  return new Promise<Ended>((resolve, reject) => {
+    let settled = false
+    const settle = (ended: Ended): void => {
+      if (settled) return
+      settled = true
+      signal?.removeEventListener('abort', cancel)
+      resolve(ended)
+    }
+    app.inject({ ...options, payloadAsStream: true, signal: stop.signal }, (error, response) => {
+      if (error !== null && error !== undefined) {
+        signal?.removeEventListener('abort', cancel)
+        reject(error)
+        return
+      }
+      const { statusCode, headers } = response!
+      const stream = response!.stream()
+      const chunks: Buffer[] = []
+      let bytes = 0
+      stream.on('data', (chunk: Buffer) => {
+        bytes += chunk.length
+        if (bytes <= limit) {
+          chunks.push(chunk)
+          return
+        }
+        chunks.length = 0
+        settle('over-budget')
+        stop.abort()
+      })
+      stream.on('end', () => { settle({ statusCode, headers, body: Buffer.concat(chunks) }) })
+      // Aborted (by the budget above, or the caller), or the route destroyed its response after the head.
+      stream.on('error', () => {
+        chunks.length = 0
+        settle(isAborted(signal) ? 'cancelled' : CUT_OFF)
+      })
     })
   })
 }

@@ -55,8 +55,11 @@ export class InnerSocket extends EventEmitter {
     return this
   }
 
+  /** As a socket's: `close` once, so a route that watches `request.socket` sees its caller go too. */
   destroy (): this {
+    if (this.destroyed) return this
     this.destroyed = true
+    this.emit('close', false)
     return this
   }
 }
@@ -121,9 +124,14 @@ export class InnerResponse extends Writable {
   trailers: OutgoingHttpHeaders | undefined
   /** What was written: most routes write one string or one buffer. */
   readonly chunks: Array<string | Buffer> = []
+  /** The bytes written so far, counted as they arrive. */
+  bytes = 0
+  /** Set when a write passed `limit`: the response was destroyed there and holds nothing. */
+  overLimit = false
   private fields: OutgoingHttpHeaders = {}
 
-  constructor (readonly req: InnerRequest) {
+  /** `limit`: the most bytes of body the response holds; a write past it destroys the response. */
+  constructor (readonly req: InnerRequest, private readonly limit = Infinity) {
     super({ decodeStrings: false })
   }
 
@@ -216,7 +224,16 @@ export class InnerResponse extends Writable {
 
   override _write (chunk: string | Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.headersSent = true
-    this.chunks.push(typeof chunk === 'string' && encoding !== 'utf8' && encoding !== 'utf-8' ? Buffer.from(chunk, encoding) : chunk)
+    const bytes = typeof chunk === 'string' && encoding !== 'utf8' && encoding !== 'utf-8' ? Buffer.from(chunk, encoding) : chunk
+    this.bytes += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length
+    if (this.bytes > this.limit) {
+      this.overLimit = true
+      this.chunks.length = 0
+      // The write fails, which destroys the response: Fastify then destroys a stream the route sent.
+      callback(new Error(`The response passed ${this.limit} bytes.`))
+      return
+    }
+    this.chunks.push(bytes)
     callback()
   }
 

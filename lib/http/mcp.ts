@@ -113,7 +113,8 @@ export class McpEndpoint {
     const resources = this.resources
     const capabilities = resources === undefined ? {} : { resources: era === 'modern' ? { subscribe: true } : {} }
     const server = createToolServer(this.sdk, this.info, tools, byTool, async (command, args) => {
-      return toolResultOf(await this.dispatcher.dispatch(request, command, args))
+      // The web request's signal aborts when the client goes away: the call stops with it.
+      return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal: (requestInfo as Request).signal }))
     }, capabilities)
     if (resources !== undefined) addChannelResources(server, resources.templates, async (uri) => await this.readChannel(request, uri))
     return server

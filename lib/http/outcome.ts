@@ -4,9 +4,10 @@ import { isJsonText } from './json-text.js'
 
 /**
  * A command's outcome, the response headers of its route that are passed on to the caller, and the size
- * of the route's body (what holding the outcome costs a pipeline).
+ * of the route's body (what holding the outcome costs a pipeline). `overBudget`: the route's response
+ * passed the bytes the call may hold, and was cut off.
  */
-export type Outcome = (CommandSuccess | CommandFailure) & { headers?: OutgoingHttpHeaders, bytes?: number, json?: string }
+export type Outcome = (CommandSuccess | CommandFailure) & { headers?: OutgoingHttpHeaders, bytes?: number, json?: string, overBudget?: boolean }
 
 /** What an inner response looks like to us, whichever way the route was called. */
 export interface RouteResponse {

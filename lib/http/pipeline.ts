@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { type InvokeLimits } from '../options.js'
 import { isPlainObject } from '../util/objects.js'
-import type { Dispatcher } from './dispatch.js'
+import { callerGone, type CallBounds, type Dispatcher } from './dispatch.js'
 import { relayHeaders, sendInvalidRequest } from './envelope.js'
 import { refusal, type Outcome } from './outcome.js'
 import { OverBudget, resolveReferences, type StepResults } from './references.js'
@@ -31,13 +31,17 @@ export function pipelineHandler (dispatcher: Dispatcher, limits: InvokeLimits): 
     if (typeof envelope === 'string') return sendInvalidRequest(reply, envelope, undefined)
     const results: Record<string, unknown>[] = []
     const reachable: StepResults = { named: new Map(), sizes: new WeakMap() }
+    const signal = callerGone(reply)
     let ok = true
     let held = 0
     for (const [index, step] of envelope.steps.entries()) {
-      const outcome = await runStep(dispatcher, request, index, step, reachable)
+      // Each step holds at most what is left of the pipeline's budget, counted as its response arrives.
+      const outcome = await runStep(dispatcher, request, index, step, reachable, { signal, maxBytes: limits.maxResultBytes - held })
+      // Nobody reads the answer: no further step runs.
+      if (signal.aborted) break
       if (outcome.headers !== undefined) relayHeaders(reply, outcome.headers)
       held += outcome.bytes ?? 0
-      if (held > limits.maxResultBytes) {
+      if (outcome.overBudget === true) {
         const { error } = refusal(413, 'PAYLOAD_TOO_LARGE', `steps[${index}] (${step.command}): the results of this pipeline would pass ${limits.maxResultBytes} bytes (invoke.maxResultBytes); the pipeline stops here.`)
         results.push({ command: step.command, ok: false, error })
         ok = false
@@ -63,10 +67,10 @@ export function pipelineHandler (dispatcher: Dispatcher, limits: InvokeLimits): 
   }
 }
 
-async function runStep (dispatcher: Dispatcher, request: FastifyRequest, index: number, step: Step, reachable: StepResults): Promise<Outcome> {
+async function runStep (dispatcher: Dispatcher, request: FastifyRequest, index: number, step: Step, reachable: StepResults, bounds: CallBounds): Promise<Outcome> {
   const budget = dispatcher.bodyLimitOf(step.command)
   // An unknown command: dispatch answers it, before any reference is looked at.
-  if (budget === undefined) return await dispatcher.dispatch(request, step.command, step.params)
+  if (budget === undefined) return await dispatcher.dispatch(request, step.command, step.params, bounds)
   let params: Record<string, unknown>
   try {
     params = resolveReferences(step.params, reachable, budget)
@@ -76,7 +80,7 @@ async function runStep (dispatcher: Dispatcher, request: FastifyRequest, index: 
     }
     return refusal(400, 'INVALID_PARAMS', (error as Error).message)
   }
-  return await dispatcher.dispatch(request, step.command, params)
+  return await dispatcher.dispatch(request, step.command, params, bounds)
 }
 
 /** The checked envelope, or why it is refused. Every step is checked before the first one runs. */

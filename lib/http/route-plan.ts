@@ -78,8 +78,9 @@ function splitTemplate (url: string): { literals: string[], pathParams: string[]
 /**
  * The route URL (path params filled in, query string appended) and the JSON body for these params.
  * A param the command does not declare goes to its non-path place; the route's validation decides.
+ * A URL longer than `maxUrlLength` is refused, naming the param that took it past.
  */
-export function planRequest (plan: RoutePlan, params: Record<string, unknown>): PlannedRequest {
+export function planRequest (plan: RoutePlan, params: Record<string, unknown>, maxUrlLength: number): PlannedRequest {
   let url = plan.literals[0]
   for (let index = 0; index < plan.pathParams.length; index++) {
     const name = plan.pathParams[index]
@@ -92,6 +93,7 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>): 
     const segment = pathSegment(name, params[name], given)
     if (segment.invalid !== undefined) return segment
     url += segment.text + plan.literals[index + 1]
+    if (url.length > maxUrlLength) return tooLong(name, maxUrlLength)
   }
   let query = ''
   let body: Record<string, unknown> | undefined
@@ -107,6 +109,7 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>): 
     const pairs = queryPairs(name, value)
     if (pairs.invalid !== undefined) return pairs
     if (pairs.text !== '') query += query === '' ? pairs.text : `&${pairs.text}`
+    if (url.length + 1 + query.length > maxUrlLength) return tooLong(name, maxUrlLength)
   }
   const path = url
   if (query !== '') url += `?${query}`
@@ -120,6 +123,12 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>): 
 }
 
 type Piece = { text: string, invalid?: undefined } | { invalid: string }
+
+/** The param that takes the URL past the server's limit, its name cut short if it is long itself. */
+function tooLong (name: string, maxUrlLength: number): { invalid: string } {
+  const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name
+  return { invalid: `Param ${JSON.stringify(shown)} makes the route's URL longer than ${maxUrlLength} characters, the server's maxHeaderSize, which a direct request is held to: send a shorter value.` }
+}
 
 function pathSegment (name: string, value: unknown, given: boolean): Piece {
   if (!given) return { invalid: `Missing path param "${name}": the route's URL needs it.` }

@@ -17,7 +17,11 @@ t.test('the request: its head as Node gives it, its body as a stream', async (t)
   t.equal(request.connection, request.socket)
   t.match(request.socket, { remoteAddress: '10.0.0.7', remotePort: 5123, remoteFamily: 'IPv4', encrypted: true, localAddress: '10.0.0.1', localPort: 443 })
   t.equal(request.socket.setTimeout(), request.socket)
+  let closes = 0
+  request.socket.on('close', () => { closes++ })
   t.equal(request.socket.destroy().destroyed, true)
+  request.socket.destroy()
+  t.equal(closes, 1, 'destroyed, the socket emits close, once')
   let text = ''
   for await (const chunk of request) text += String(chunk)
   t.equal(text, '{"a":1}')
