@@ -11,17 +11,28 @@ async function served (svc: '1.0' | '0.5.0'): Promise<Manifest> {
   return (await app.inject('/.well-known/svc.json')).json()
 }
 
-t.test('a manifest as served verifies, in both layouts', async (t) => {
-  t.same(verifyManifest(await served('1.0')), { ok: true, errors: [] })
-  t.same(verifyManifest(await served('0.5.0')), { ok: true, errors: [] })
+/** Surf's own way (its generateManifest): SHA-256 of JSON.stringify of the commands with their names sorted. */
+function surfChecksum (commands: Record<string, unknown>): string {
+  const sorted = Object.fromEntries(Object.keys(commands).sort().map((name) => [name, commands[name]]))
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex')
+}
+
+t.test('a manifest as served verifies, in both layouts, strictly and as a reader takes it', async (t) => {
+  for (const layout of ['1.0', '0.5.0'] as const) {
+    t.same(verifyManifest(await served(layout), { strict: true }), { ok: true, errors: [] }, layout)
+    t.same(verifyManifest(await served(layout)), { ok: true, errors: [] }, layout)
+  }
 })
 
 t.test('commands changed without the checksum: tampered', async (t) => {
   const manifest = await served('1.0')
   manifest.commands.search.description = 'Search, and more'
-  const { ok, errors } = verifyManifest(manifest)
+  const { ok, errors } = verifyManifest(manifest, { strict: true })
   t.equal(ok, false)
   t.same(errors, [`/checksum: ${manifest.checksum} does not match the commands, whose checksum is ${checksumOf(manifest.commands)}`])
+  t.same(verifyManifest(manifest).errors, [
+    `/checksum: ${manifest.checksum} does not match the commands, whose checksum is ${checksumOf(manifest.commands)}, or ${surfChecksum(manifest.commands)} as Surf computes it`
+  ], 'a reader says both checksums it tried')
 })
 
 t.test('a change outside commands keeps the checksum valid (it covers commands only)', async (t) => {
@@ -30,12 +41,12 @@ t.test('a change outside commands keeps the checksum valid (it covers commands o
   t.same(verifyManifest(manifest), { ok: true, errors: [] })
 })
 
-t.test('schema problems are listed once per field, each with its JSON pointer', async (t) => {
+t.test('schema problems are listed once per field, each with its JSON pointer (strict)', async (t) => {
   const manifest: any = await served('0.5.0')
   delete manifest.name
   manifest.commands.search.hints = { cached: true }
   manifest.extra = 1
-  const { ok, errors } = verifyManifest(manifest)
+  const { ok, errors } = verifyManifest(manifest, { strict: true })
   t.equal(ok, false)
   t.same(errors, [
     '/name: Expected required property',
@@ -54,8 +65,13 @@ t.test('not a manifest at all', async (t) => {
   for (const value of [null, 'svc', [], 42]) {
     t.same(verifyManifest(value), { ok: false, errors: ['/: expected a manifest object'] }, JSON.stringify(value))
   }
-  t.same(verifyManifest({ svc: '2.0' }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got "2.0"'])
-  t.same(verifyManifest({}).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got nothing'])
+  t.same(verifyManifest({ svc: '2.0' }, { strict: true }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got "2.0"'])
+  t.same(verifyManifest({}, { strict: true }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got nothing'])
+  t.same(verifyManifest({ surf: '0.1.0' }, { strict: true }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got nothing'], 'strict: Surf\'s field is no layout')
+  const reader = '/svc: expected a known layout, "1.0" or "0.5.0" (or Surf\'s "surf" field)'
+  t.same(verifyManifest({ svc: '2.0' }).errors, [`${reader}; got "2.0"`])
+  t.same(verifyManifest({}).errors, [`${reader}; got nothing`])
+  t.same(verifyManifest({ svc: 'surf', surf: '0.1.0' }).errors, [`${reader}; got "surf"`], 'svc decides when it is there')
 })
 
 t.test('checksumOf from the client is the canonical checksum of any JSON value it is given', async (t) => {
