@@ -115,3 +115,96 @@ t.test('a type named inside items or nested properties must be defined too, howe
   Object.assign(manifest.types, { Brand: { type: 'string' }, Label: { type: 'string' }, Sku: { type: 'string' }, Row: { type: 'array' } })
   t.same(verifyManifest(manifest), { ok: true, errors: [] }, 'all defined: accepted')
 })
+
+/** The spec's own example, as its tables show it: no `required`, no `baseUrl`, a 0.5.0 channel. */
+function specExample (): Record<string, any> {
+  const commands = {
+    search: { description: 'Search products', params: { query: { type: 'string', required: true }, limit: { type: 'number', default: 10 } }, returns: { type: 'object' }, hints: { idempotent: true, sideEffects: false } },
+    'cart.add': { description: 'Add to cart', params: { sku: { type: 'string' }, quantity: { type: 'number', default: 1 } }, auth: 'required', tags: ['cart'] }
+  }
+  return {
+    svc: '0.5.0',
+    name: 'Shop',
+    description: 'A shop',
+    about: 'Friendly tone.',
+    version: '1.0.0',
+    auth: { type: 'bearer', description: 'JWT bearer token' },
+    commands,
+    events: { 'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array' } } } },
+    channels: { 'cart.state': { description: 'Real-time cart state' } },
+    types: { Product: { type: 'object', properties: { sku: { type: 'string' }, price: { type: 'number' } } } },
+    checksum: checksumOf(commands as never),
+    updatedAt: '2026-01-01T00:00:00.000Z'
+  }
+}
+
+t.test('a reader takes the spec\'s own example shapes: params, data fields and properties without required, no baseUrl', async (t) => {
+  const example = specExample()
+  t.same(verifyManifest(example), { ok: true, errors: [] })
+  t.same(verifyManifest(example, { strict: true }).errors, [
+    '/baseUrl: Expected required property',
+    '/commands/search/params/limit/required: Expected required property',
+    '/commands/cart.add/params/sku/required: Expected required property',
+    '/commands/cart.add/params/quantity/required: Expected required property',
+    '/events/cart.updated/data/items/required: Expected required property',
+    '/types/Product/properties/sku/required: Expected required property',
+    '/types/Product/properties/price/required: Expected required property'
+  ], 'strictly, the plugin\'s own output: every required there')
+  const least = { svc: '1.0', name: 'Least', commands: { ping: { description: 'Ping' } }, checksum: checksumOf({ ping: { description: 'Ping' } }) }
+  t.same(verifyManifest(least), { ok: true, errors: [] }, 'the layout version, name, commands and checksum are all a reader needs')
+})
+
+t.test('fields and values a reader does not know are no error; what is there keeps its shape', async (t) => {
+  const example = specExample()
+  example.commands.search.stream = true
+  example.commands.search.hints.estimatedMs = 40
+  example.commands['cart.add'].auth = 'hidden'
+  example.commands['cart.add'].rateLimit = { windowMs: 1000, maxRequests: 5 }
+  example.commands.ping = { description: 'Ping', auth: true, deprecated: false }
+  example.auth = { type: 'apiKey', description: 'A key', header: 'x-api-key' }
+  example.events['cart.updated'].scope = 'session'
+  example.types.Product.properties.sku.example = 'tea-1'
+  example.extra = { anything: [1] }
+  example.checksum = checksumOf(example.commands as never)
+  t.same(verifyManifest(example), { ok: true, errors: [] })
+
+  example.commands.search.params.limit.type = 7
+  example.commands.search.description = ''
+  example.commands.search.hints.idempotent = 'yes'
+  example.commands['cart.add'].auth = 3
+  example.events['cart.updated'].data.items.required = 'no'
+  t.same(verifyManifest(example).errors, [
+    '/commands/search/description: Expected string length greater or equal to 1',
+    '/commands/search/params/limit/type: Expected string',
+    '/commands/search/hints/idempotent: Expected boolean',
+    '/commands/cart.add/auth: Expected union value',
+    '/events/cart.updated/data/items/required: Expected boolean'
+  ])
+})
+
+t.test('a reader still refuses what the spec forbids', async (t) => {
+  const noDescription = specExample()
+  delete noDescription.commands.search.description
+  t.same(verifyManifest(noDescription).errors, ['/commands/search/description: Expected required property'], 'a command needs its description')
+
+  for (const missing of ['name', 'commands', 'checksum']) {
+    const manifest = specExample()
+    delete manifest[missing]
+    t.match(verifyManifest(manifest).errors, [`/${missing}: Expected required property`], missing)
+  }
+
+  const untyped = specExample()
+  untyped.commands.search.params.query = { required: true }
+  untyped.types.Product.properties.price = { description: 'A price' }
+  untyped.commands.search.returns = { type: 'Sku' }
+  untyped.checksum = checksumOf(untyped.commands as never)
+  t.same(verifyManifest(untyped).errors, [
+    '/commands/search/params/query: expected a type or a $ref',
+    '/commands/search/returns/type: "Sku" is neither a JSON type nor a type defined in /types',
+    '/types/Product/properties/price: expected a type or a $ref'
+  ], 'a descriptor names its type, and a type the manifest defines')
+
+  const surfWithoutTypes = { surf: '0.1.0', name: 'S', commands: { get: { description: 'Get', returns: { $ref: '#/types/Item' } } } } as Record<string, any>
+  surfWithoutTypes.checksum = checksumOf(surfWithoutTypes.commands)
+  t.same(verifyManifest(surfWithoutTypes).errors, ['/commands/get/returns/$ref: "#/types/Item" names no type defined in /types'], 'a manifest without types defines none')
+})
