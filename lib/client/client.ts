@@ -224,7 +224,7 @@ async function readManifest (url: string, response: HttpResponse): Promise<Recei
   const served = body as ServedManifest
   const method = checksumMethodOf(served)
   if (method === undefined) {
-    const errors = checksumErrors(served)
+    const errors = checksumErrors(served, false)
     throw new ManifestClientError('SVC_CLIENT_CHECKSUM_MISMATCH', `GET ${url} answered 200 with a manifest whose checksum does not match its commands; refused`, { errors })
   }
   const manifest = readerView(served)

@@ -99,10 +99,12 @@ export function surfChecksumOf (commands: Record<string, unknown>): string {
   return createHash('sha256').update(JSON.stringify(sorted)).digest('hex')
 }
 
-/** A line saying the checksum does not match the commands (as a reader computes it, both ways), or nothing when it does. */
-export function checksumErrors (manifest: ServedManifest | Manifest, strict = false): string[] {
+/**
+ * The line saying a checksum matches its commands neither way: the checksum recomputed as RFC 8785 and, for
+ * a reader, as Surf computes it.
+ */
+export function checksumErrors (manifest: ServedManifest | Manifest, strict: boolean): string[] {
   const recomputed = checksumOf(manifest.commands as Manifest['commands'])
-  if (recomputed === manifest.checksum) return []
   const surf = strict ? '' : `, or ${surfChecksumOf(manifest.commands)} as Surf computes it`
   return [`/checksum: ${manifest.checksum} does not match the commands, whose checksum is ${recomputed}${surf}`]
 }
