@@ -59,15 +59,15 @@ function isOrigin (url: URL): boolean {
  * `/.well-known/svc.json`, then, when that answers 404, at Surf's `/.well-known/surf.json`. Throws the
  * client's error.
  */
-export async function connectTo (source: string, timeout: number): Promise<{ client: ManifestClient, result: ManifestResult }> {
+export async function connectTo (source: string, timeout: number, signal?: AbortSignal): Promise<{ client: ManifestClient, result: ManifestResult }> {
   const url = manifestUrlOf(source)
   const client = createManifestClient({ url, timeout })
   try {
-    return { client, result: await client.get() }
+    return { client, result: await client.get({ signal }) }
   } catch (error) {
     if (!isOrigin(new URL(source)) || (error as ManifestClientError).status !== 404) throw error
     const surf = createManifestClient({ url: new URL(SURF_MANIFEST_PATH, url).href, timeout })
-    return { client: surf, result: await surf.get() }
+    return { client: surf, result: await surf.get({ signal }) }
   }
 }
 

@@ -73,6 +73,7 @@ t.test('--help on the program and on each command, exit 0', async (t) => {
     t.same(await cli('help', command), run, `help ${command} prints the same`)
   }
   t.match((await cli('diff', '-h')).stdout, '--json')
+  t.match((await cli('check', '-h')).stdout, '--strict              Check the manifest as this plugin serves it')
   t.match((await cli('generate', '--help')).stdout, '-o, --out <file>')
 })
 

@@ -64,3 +64,13 @@ t.test('call a Surf command: its result, its 401 read with the HTTP status, the 
   t.equal(unknown.stderr, 'svc-manifest: nope failed: UNKNOWN_COMMAND (404): Unknown command: nope\n')
   t.ok(surf.posts.every(({ path }) => path === '/surf/execute'))
 })
+
+t.test('events and watch take a Surf service\'s origin too; Surf serves no event stream of ours, and says 404', async (t) => {
+  const surf = await surfServer(t)
+  const events = await cli('events', surf.origin)
+  t.equal(events.code, 1)
+  t.equal(events.stderr, `svc-manifest: GET ${surf.origin}/surf/events answered 404\n`)
+  const watch = await cli('watch', surf.origin, 'cart', 'alice')
+  t.equal(watch.code, 1)
+  t.equal(watch.stderr, `svc-manifest: ${surf.origin}/.well-known/surf.json has no channel "cart": its manifest (layout 1.0) has no channels.\n`)
+})
