@@ -45,7 +45,7 @@ describe('fastify-svc-manifest/client', () => {
     expect(verifyManifest).type.toBeCallableWith({}, { strict: true })
     expect(verifyManifest).type.not.toBeCallableWith({}, { strict: 'yes' })
     expect<VerifyResult['checksumMethod']>().type.toBe<'surf' | undefined>()
-    expect(diffManifests).type.toBeCallableWith({} as ReadManifest, {} as ReadManifest)
+    expect(diffManifests).type.toBeCallableWith({} as ReadManifest, {} as ServedManifest)
     expect(diffManifests).type.toBeCallableWith({} as Manifest, {} as Manifest)
     expect(diffManifests({} as Manifest, {} as Manifest)).type.toBe<ManifestDiff>()
     expect<ManifestDiff['breaking']>().type.toBe<Change[]>()

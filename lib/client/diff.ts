@@ -1,4 +1,4 @@
-import type { ReadManifest } from '../manifest/types.js'
+import type { ReadManifest, ServedManifest } from '../manifest/types.js'
 import { readerView } from './reader-view.js'
 import { ChangeLog, show, type ChangeKind, type ManifestDiff } from './changes.js'
 import { diffCommands } from './diff-commands.js'
@@ -11,7 +11,7 @@ import { diffChannels, diffEvents, diffTypes } from './diff-entries.js'
  * Changes come in a fixed order: service fields, then commands, events, channels and types, each by name.
  * `checksum` and `updatedAt` are not compared.
  */
-export function diffManifests (served: ReadManifest, next: ReadManifest): ManifestDiff {
+export function diffManifests (served: ReadManifest | ServedManifest, next: ReadManifest | ServedManifest): ManifestDiff {
   const before = readerView(served)
   const after = readerView(next)
   const log = new ChangeLog()

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { checksumOf, createManifestClient, diffManifests } from '../../lib/client/index.js'
+import { checksumOf, createManifestClient, diffManifests, type ServedManifest } from '../../lib/client/index.js'
 import { rawServer, sendJson } from '../helpers/raw-server.js'
 
 /** A manifest with only what the spec requires, plus `extra` fields; its checksum computed here. */
@@ -35,9 +35,9 @@ t.test('names such as __proto__ stay ordinary keys of the view', async (t) => {
 t.test('diffManifests takes manifests as served: a missing required is false, missing maps are empty', async (t) => {
   const before = least({ search: { description: 'Search', params: { q: { type: 'string' } } } })
   const sameAfter = least({ search: { description: 'Search', params: { q: { type: 'string', required: false } } } }, { events: {}, types: {} })
-  t.same(diffManifests(before as never, sameAfter as never), { breaking: [], nonBreaking: [] }, 'the same manifest, said two ways')
+  t.same(diffManifests(before as ServedManifest, sameAfter as ServedManifest), { breaking: [], nonBreaking: [] }, 'the same manifest, said two ways')
   const after = least({ search: { description: 'Search', params: { q: { type: 'string', required: true } } } }, { events: { done: { description: 'Done' } } })
-  t.same(diffManifests(before as never, after as never), {
+  t.same(diffManifests(before as ServedManifest, after as ServedManifest), {
     breaking: [{ kind: 'param.required-changed', name: 'search(q)', message: 'command search: param q is now required instead of optional' }],
     nonBreaking: [{ kind: 'event.added', name: 'done', message: 'event done was added' }]
   })

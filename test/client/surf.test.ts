@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import t from 'tap'
-import { CommandError, createManifestClient, diffManifests, ManifestClientError, verifyManifest } from '../../lib/client/index.js'
+import { CommandError, createManifestClient, diffManifests, ManifestClientError, verifyManifest, type ServedManifest } from '../../lib/client/index.js'
 import { SURF_MANIFEST_TEXT, SURF_TOKEN, surfServer } from '../helpers/surf.js'
 
 const surfManifest = (): Record<string, any> => JSON.parse(SURF_MANIFEST_TEXT)
@@ -94,7 +94,7 @@ t.test('a Surf service that changed: the drift, compared as readers read both', 
     'type.changed Product'
   ], 'a param that was optional (no required) and is now required breaks; so do the $ref and the missing events')
   t.same(result.drift!.nonBreaking.map(({ kind, name }) => `${kind} ${name}`), ['hints.changed search'], 'a hint the reader does not know changed: shown, not breaking')
-  t.same(diffManifests(surfManifest() as never, changed as never), result.drift, 'the served manifests diff the same')
+  t.same(diffManifests(surfManifest() as ServedManifest, changed as ServedManifest), result.drift, 'the served manifests diff the same')
 })
 
 t.test('a service with neither manifest path answers 404: the client says so', async (t) => {
