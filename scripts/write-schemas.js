@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { manifestJsonSchema, manifestSchemas } from '../dist/schema.js'
+import { manifestJsonSchema, manifestSchemas, readerManifestJsonSchema, readerManifestSchemas } from '../dist/schema.js'
 
 const DEFAULT_DIR = fileURLToPath(new URL('../docs/schema/', import.meta.url))
 
@@ -12,12 +12,16 @@ export function schemaDir () {
   return resolve(process.argv[2] ?? DEFAULT_DIR)
 }
 
-/** Every schema file: its name and its exact text. */
+/**
+ * Every schema file: its name and its exact text. `manifest-<layout>.json` is what the plugin serves;
+ * `manifest-<layout>.reader.json` what a reader takes from another server (Surf's manifest included).
+ */
 export function schemaFiles () {
-  return Object.keys(manifestSchemas).map((layout) => ({
-    name: `manifest-${layout}.json`,
-    text: `${JSON.stringify(manifestJsonSchema(layout), null, 2)}\n`
-  }))
+  const file = (name, schema) => ({ name, text: `${JSON.stringify(schema, null, 2)}\n` })
+  return [
+    ...Object.keys(manifestSchemas).map((layout) => file(`manifest-${layout}.json`, manifestJsonSchema(layout))),
+    ...Object.keys(readerManifestSchemas).map((layout) => file(`manifest-${layout}.reader.json`, readerManifestJsonSchema(layout)))
+  ]
 }
 
 async function writeSchemas (dir) {

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'tstyche'
 import {
   checksumOf, CommandError, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
   type ChannelState, type Change, type Manifest, type ManifestClient, type ManifestExample, type ManifestField, type ManifestProperty, type ManifestDiff, type ManifestResult, type PipelineResult,
-  type SvcEvent, type VerifyResult
+  type ReadManifest, type ServedManifest, type SvcEvent, type VerifyResult
 } from '../lib/client/index.js'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type ManifestV1 } from '../lib/schema.js'
 
@@ -22,7 +22,11 @@ describe('fastify-svc-manifest/client', () => {
     expect(client.get({ signal: AbortSignal.timeout(1000) })).type.toBe<Promise<ManifestResult>>()
     expect(client.get).type.not.toBeCallableWith({ signal: 'abort' })
     expect<ManifestResult['status']>().type.toBe<'fetched' | 'fresh' | 'revalidated' | 'changed'>()
-    expect(client.manifest).type.toBe<Manifest | undefined>()
+    expect(client.manifest).type.toBe<ReadManifest | undefined>()
+    expect<ManifestResult['manifest']>().type.toBe<ReadManifest>()
+    expect<ManifestResult['served']>().type.toBe<ServedManifest>()
+    expect<ManifestResult['checksumMethod']>().type.toBe<'surf' | undefined>()
+    expect<Manifest>().type.toBeAssignableTo<ReadManifest>()
   })
 
   test('execute and pipeline call commands by name', () => {
@@ -38,6 +42,10 @@ describe('fastify-svc-manifest/client', () => {
   test('verify, diff and checksum take manifests', () => {
     expect(verifyManifest).type.toBeCallableWith({})
     expect(verifyManifest({})).type.toBe<VerifyResult>()
+    expect(verifyManifest).type.toBeCallableWith({}, { strict: true })
+    expect(verifyManifest).type.not.toBeCallableWith({}, { strict: 'yes' })
+    expect<VerifyResult['checksumMethod']>().type.toBe<'surf' | undefined>()
+    expect(diffManifests).type.toBeCallableWith({} as ReadManifest, {} as ServedManifest)
     expect(diffManifests).type.toBeCallableWith({} as Manifest, {} as Manifest)
     expect(diffManifests({} as Manifest, {} as Manifest)).type.toBe<ManifestDiff>()
     expect<ManifestDiff['breaking']>().type.toBe<Change[]>()

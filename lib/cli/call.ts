@@ -1,14 +1,14 @@
-import { createManifestClient, type ManifestClient } from '../client/client.js'
+import type { ManifestClient } from '../client/client.js'
 import { CommandError } from '../client/invoke.js'
-import type { Manifest } from '../manifest/types.js'
+import type { ReadManifest } from '../manifest/types.js'
 import { escapeControls } from './escape.js'
-import { isUrl, manifestUrlOf } from './load.js'
+import { connectTo, isUrl } from './load.js'
 import { CliError, EXIT_FAILED, EXIT_OK, prettyJson, print } from './output.js'
 
 /**
  * `svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T]`: calls a command through
  * the service's execute endpoint and prints its result as JSON. `<url>` is the manifest's URL, or just the
- * service's origin (the manifest is then at `/.well-known/svc.json`).
+ * service's origin (the manifest is then at `/.well-known/svc.json`, else Surf's `/.well-known/surf.json`).
  */
 export async function callCommand ([source, command, ...assignments]: string[], values: Record<string, unknown>, timeout: number): Promise<number> {
   if (!isUrl(source)) throw usage(`call takes the http(s) URL of a manifest or a service; got "${source}"`)
@@ -34,10 +34,10 @@ function usage (message: string): CliError {
 }
 
 /** A client for the service at `source` and its verified manifest; a failure to get it is exit 2. */
-export async function connect (source: string, timeout: number): Promise<{ client: ManifestClient, manifest: Manifest }> {
-  const client = createManifestClient({ url: manifestUrlOf(source), timeout })
+export async function connect (source: string, timeout: number): Promise<{ client: ManifestClient, manifest: ReadManifest }> {
   try {
-    return { client, manifest: (await client.get()).manifest }
+    const { client, result } = await connectTo(source, timeout)
+    return { client, manifest: result.manifest }
   } catch (error) {
     throw new CliError((error as Error).message)
   }

@@ -27,7 +27,7 @@ const common: Options = { help: { type: 'boolean', short: 'h' }, timeout: { type
 
 const COMMANDS: Record<string, Command> = {
   fetch: { positionals: ['url'], options: common, run: fetchCommand },
-  check: { positionals: ['url|file'], options: common, run: checkCommand },
+  check: { positionals: ['url|file'], options: { ...common, strict: { type: 'boolean' } }, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...common, json: { type: 'boolean' } }, run: diffCommand },
   generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand },
   call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' } }, run: call },
@@ -109,19 +109,23 @@ function plural (count: number, noun: string): string {
 
 async function fetchCommand ([url]: string[], values: Record<string, unknown>): Promise<number> {
   if (!isUrl(url)) throw usageError(`fetch takes an http(s) URL; got "${url}"`, 'fetch')
-  print(prettyJson(await loadVerified(url, timeoutOf('fetch', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))))
+  // As served: fields the spec leaves out stay out, fields it does not know stay in.
+  print(prettyJson((await loadVerified(url, timeoutOf('fetch', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))).served))
   return EXIT_OK
 }
 
 async function checkCommand ([source]: string[], values: Record<string, unknown>): Promise<number> {
-  const { svc, commands, checksum } = await loadVerified(source, timeoutOf('check', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
-  print(`${source}: valid manifest, layout ${svc}, ${plural(Object.keys(commands).length, 'command')}, checksum ${checksum}`)
+  const { manifest, checksumMethod } = await loadVerified(source, timeoutOf('check', values, DEFAULT_DOWNLOAD_TIMEOUT_MS), values.strict === true)
+  const { svc, surf, commands, checksum } = manifest
+  const layout = surf === undefined ? `layout ${svc}` : `Surf ${surf}, read as layout ${svc}`
+  const how = checksumMethod === 'surf' ? ' (computed as Surf does: JSON.stringify of the commands, keys sorted)' : ''
+  print(`${source}: valid manifest, ${layout}, ${plural(Object.keys(commands).length, 'command')}, checksum ${checksum}${how}`)
   return EXIT_OK
 }
 
 async function diffCommand ([beforeSource, afterSource]: string[], values: Record<string, unknown>): Promise<number> {
   const timeout = timeoutOf('diff', values, DEFAULT_DOWNLOAD_TIMEOUT_MS)
-  const [before, after] = await Promise.all([loadVerified(beforeSource, timeout), loadVerified(afterSource, timeout)])
+  const [{ manifest: before }, { manifest: after }] = await Promise.all([loadVerified(beforeSource, timeout), loadVerified(afterSource, timeout)])
   const diff = diffManifests(before, after)
   print(values.json === true ? prettyJson(diff) : formatDiff(diff))
   return diff.breaking.length > 0 ? EXIT_FAILED : EXIT_OK

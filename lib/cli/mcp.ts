@@ -25,7 +25,8 @@ export async function mcpCommand ([source]: string[], values: Record<string, unk
   const handle = sdk.serveStdio(() => createToolServer(sdk, manifestServerInfo(manifest), tools, byTool, async (command, args) => {
     return toolResultOf(await outcomeOf(client, command, args, token))
   }), { transport: new sdk.StdioServerTransport(input, output) })
-  printError(`svc-manifest mcp: ${tools.length} tools of ${manifest.name} ${manifest.version} (${client.url}) on stdio`)
+  const version = manifest.version === undefined ? '' : ` ${manifest.version}`
+  printError(`svc-manifest mcp: ${tools.length} tools of ${manifest.name}${version} (${client.url}) on stdio`)
   await ended
   await handle.close()
   return EXIT_OK

@@ -1,6 +1,6 @@
-import { createManifestClient } from '../client/client.js'
+import type { ManifestClient } from '../client/client.js'
 import type { ManifestClientError } from '../client/errors.js'
-import { isUrl, manifestUrlOf } from './load.js'
+import { connectTo, isUrl } from './load.js'
 import { CliError, EXIT_FAILED, EXIT_OK, print } from './output.js'
 
 /** `svc-manifest events <url> [--events a,b] [--token T]`: one JSON line per event, until interrupted. */
@@ -18,7 +18,7 @@ export async function watchCommand ([url, channel, key]: string[], values: Recor
   }))
 }
 
-type Client = ReturnType<typeof createManifestClient>
+type Client = ManifestClient
 
 /**
  * Exit 2, as for every network error: the service could not be reached or did not answer in time, or it
@@ -30,7 +30,8 @@ async function streaming (command: string, url: string, timeout: number, signal:
   if (!isUrl(url)) throw new CliError(`${command} takes the http(s) URL of a manifest or a service; got "${url}". Run svc-manifest ${command} --help.`)
   const end = signal === undefined ? untilInterrupted() : { signal, release: () => {} }
   try {
-    await run(createManifestClient({ url: manifestUrlOf(url), timeout }), end.signal)
+    // A bare origin is looked up as every command does: svc.json, else Surf's surf.json.
+    await run((await connectTo(url, timeout, end.signal)).client, end.signal)
   } catch (error) {
     // The client verifies the manifest before it subscribes: an invalid one, like a refusal, exits 1.
     const { code, message } = error as ManifestClientError

@@ -2,7 +2,7 @@ const GENERAL = `Usage: svc-manifest <command> [options]
 
 Commands:
   fetch <url>                    Download a manifest, verify it and print it
-  check <url|file>               Validate a manifest: schema of its layout and checksum
+  check <url|file> [--strict]    Validate a manifest: schema of its layout and checksum
   diff <before> <after>          List breaking and non-breaking changes between two manifests
   generate <module> [--out file] Write the manifest of a Fastify app without starting a server
   call <url> <command> [name=value ...] [--params JSON] [--token T]
@@ -24,20 +24,25 @@ const TIMEOUT = '  --timeout <seconds>   Give up on a download after this long (
 const COMMANDS: Record<string, string> = {
   fetch: `Usage: svc-manifest fetch <url> [--timeout seconds]
 
-Downloads the manifest at <url> (e.g. https://shop.example/.well-known/svc.json), verifies its schema
-and checksum, and prints it as JSON.
+Downloads the manifest at <url> (e.g. https://shop.example/.well-known/svc.json, or a bare origin:
+/.well-known/svc.json, else Surf's /.well-known/surf.json), verifies its schema and checksum as any
+reader does, and prints it as JSON, exactly as served.
 
 Options:
 ${TIMEOUT}
 
 Exit codes: 0 printed, 1 invalid or tampered manifest, 2 usage or network error (a timeout included).`,
 
-  check: `Usage: svc-manifest check <url|file> [--timeout seconds]
+  check: `Usage: svc-manifest check <url|file> [--strict] [--timeout seconds]
 
-Validates a manifest from a URL or a JSON file: the schema of its layout ("svc": "1.0" or "0.5.0")
-and the checksum recomputed from its commands. Prints every problem found.
+Validates a manifest from a URL or a JSON file: the schema of its layout ("svc": "1.0" or "0.5.0", or
+Surf's "surf") and the checksum recomputed from its commands. A reader takes everything the spec allows:
+only the layout, name, commands (each with its description) and checksum are required, unknown fields
+are kept, a checksum computed as Surf does is accepted and said. Prints every problem found.
 
 Options:
+  --strict              Check the manifest as this plugin serves it: every field of its layout, no
+                        other field, the checksum as RFC 8785
 ${TIMEOUT}
 
 Exit codes: 0 valid, 1 invalid or tampered, 2 usage, network or file error.`,

@@ -1,12 +1,14 @@
-import type { Manifest } from '../manifest/types.js'
+import type { ReadManifest, ServedManifest } from '../manifest/types.js'
 import { freshnessLifetime } from './cache-control.js'
 import type { ManifestDiff } from './changes.js'
 import { diffManifests } from './diff.js'
 import { ManifestClientError } from './errors.js'
 import { exchange, readLimits, type HttpResponse } from './http.js'
-import { createInvoker, endpointOf, linkedEndpoint, type Invoker } from './invoke.js'
+import { createInvoker, endpointOf, linkedEndpoint, SURF_BASE_PATH, type Invoker } from './invoke.js'
+import { readerView } from './reader-view.js'
 import { consumeStream, type ChannelState, type StreamOptions, type SubscribeOptions, type SvcEvent } from './streams.js'
-import { checksumErrors, schemaErrors } from './verify.js'
+import { checksumErrors, checksumMethodOf, schemaErrors } from './verify.js'
+import { DEFAULT_BASE_PATH } from '../manifest/invocation.js'
 
 export interface ManifestClientOptions {
   /** The manifest's full URL, e.g. `https://shop.example/.well-known/svc.json`. */
@@ -43,7 +45,15 @@ export interface GetOptions {
 export type ManifestStatus = 'fetched' | 'fresh' | 'revalidated' | 'changed'
 
 export interface ManifestResult {
-  manifest: Manifest
+  /**
+   * The manifest as readers use it: what the service served, with what the spec lets it leave out filled in
+   * (`events` and `types` empty, `required: false`, the type a `$ref` names, a Surf manifest as layout 1.0).
+   */
+  manifest: ReadManifest
+  /** The manifest exactly as the service served it. */
+  served: ServedManifest
+  /** `'surf'` when its checksum matches only as Surf computes it (docs/client.md). */
+  checksumMethod?: 'surf'
   status: ManifestStatus
   /** The changes from the cached manifest, when `status` is `changed`. */
   drift?: ManifestDiff
@@ -51,8 +61,8 @@ export interface ManifestResult {
 
 export interface ManifestClient extends Invoker {
   readonly url: string
-  /** The last manifest received and verified, if any. */
-  readonly manifest: Manifest | undefined
+  /** The last manifest received and verified, if any, as `ManifestResult.manifest`. */
+  readonly manifest: ReadManifest | undefined
   /** The current manifest: from memory while fresh, else from the server. Rejects with a `ManifestClientError`. */
   get (options?: GetOptions): Promise<ManifestResult>
   /**
@@ -65,8 +75,7 @@ export interface ManifestClient extends Invoker {
   watch (channel: string, key: string, options: StreamOptions, onState: (state: ChannelState) => void | Promise<void>): Promise<void>
 }
 
-interface Cached {
-  manifest: Manifest
+interface Cached extends Received {
   freshUntil: number
 }
 
@@ -77,25 +86,25 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
   let link: string | undefined
 
   async function get ({ signal }: GetOptions = {}): Promise<ManifestResult> {
-    if (cached !== undefined && now() < cached.freshUntil) return { manifest: cached.manifest, status: 'fresh' }
+    if (cached !== undefined && now() < cached.freshUntil) return resultOf(cached, 'fresh')
     const headers: Record<string, string> = { accept: 'application/json' }
     if (cached !== undefined) headers['if-none-match'] = `"${cached.manifest.checksum}"`
     return await exchange(url, { headers, fetch, timeout, maxBodySize, signal }, async (response) => {
       if (response.status === 304 && cached !== undefined) {
         link = response.headers.get('link') ?? undefined
         cached.freshUntil = now() + freshnessLifetime(response.headers)
-        return { manifest: cached.manifest, status: 'revalidated' }
+        return resultOf(cached, 'revalidated')
       }
       if (response.status !== 200) {
         throw new ManifestClientError('SVC_CLIENT_HTTP_STATUS', `GET ${url} answered ${response.status}, expected 200 or 304`, { status: response.status })
       }
-      const manifest = await readManifest(url, response)
+      const received = await readManifest(url, response)
       const previous = cached?.manifest
-      cached = { manifest, freshUntil: now() + freshnessLifetime(response.headers) }
+      cached = { ...received, freshUntil: now() + freshnessLifetime(response.headers) }
       link = response.headers.get('link') ?? undefined
-      if (previous === undefined) return { manifest, status: 'fetched' }
-      if (previous.checksum === manifest.checksum) return { manifest, status: 'revalidated' }
-      return { manifest, status: 'changed', drift: diffManifests(previous, manifest) }
+      if (previous === undefined) return resultOf(cached, 'fetched')
+      if (previous.checksum === received.manifest.checksum) return resultOf(cached, 'revalidated')
+      return { ...resultOf(cached, 'changed'), drift: diffManifests(previous, received.manifest) }
     })
   }
 
@@ -103,9 +112,9 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     http: { fetch, timeout, maxBodySize },
     manifestUrl: url,
     invokeUrl,
-    link: async () => {
+    discovery: async () => {
       if (cached === undefined) await get()
-      return link
+      return { link, basePath: basePathOf(cached!) }
     },
     // With an explicit invokeUrl the manifest may not have been fetched: Bearer, unless get() said otherwise.
     scheme: async () => schemeOf(cached?.manifest)
@@ -113,7 +122,7 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
   /** The events endpoint named by the manifest's `Link` header, on the manifest's origin (else `/svc/events`). */
   async function eventsEndpoint (signal: AbortSignal | undefined): Promise<URL> {
     if (cached === undefined) await get({ signal })
-    return new URL(endpointOf(url, link, 'events'))
+    return new URL(endpointOf(url, link, 'events', basePathOf(cached!)))
   }
 
   async function subscribe (options: SubscribeOptions, onEvent: (event: SvcEvent) => void | Promise<void>): Promise<void> {
@@ -178,8 +187,29 @@ function isHttpUrl (url: unknown): boolean {
   return URL.canParse(String(url)) && /^https?:$/.test(new URL(String(url)).protocol)
 }
 
-/** Reads, parses and verifies a 200 body. Throws without touching the cache when it is not a valid manifest. */
-async function readManifest (url: string, response: HttpResponse): Promise<Manifest> {
+/** A manifest received and verified: as served, as readers use it, and how its checksum matched. */
+interface Received {
+  served: ServedManifest
+  manifest: ReadManifest
+  checksumMethod?: 'surf'
+}
+
+function resultOf (received: Received, status: ManifestStatus): ManifestResult {
+  const { served, manifest, checksumMethod } = received
+  return checksumMethod === undefined ? { manifest, served, status } : { manifest, served, checksumMethod, status }
+}
+
+/** Where the endpoints are when the manifest's `Link` names none: `/surf` for a Surf manifest, else `/svc`. */
+function basePathOf (received: Received): string {
+  // A manifest a reader took without `svc` is a Surf manifest.
+  return received.served.svc === undefined ? SURF_BASE_PATH : DEFAULT_BASE_PATH
+}
+
+/**
+ * Reads, parses and verifies a 200 body as a reader does (DESIGN §4: what the spec allows, Surf's manifest
+ * and checksum included). Throws without touching the cache when it is not a valid manifest.
+ */
+async function readManifest (url: string, response: HttpResponse): Promise<Received> {
   const text = await response.text()
   let body: unknown
   try {
@@ -191,14 +221,17 @@ async function readManifest (url: string, response: HttpResponse): Promise<Manif
   if (invalid.length > 0) {
     throw new ManifestClientError('SVC_CLIENT_INVALID_MANIFEST', `GET ${url} answered 200 with an invalid manifest: ${invalid.join('; ')}`, { errors: invalid })
   }
-  const tampered = checksumErrors(body as Manifest)
-  if (tampered.length > 0) {
-    throw new ManifestClientError('SVC_CLIENT_CHECKSUM_MISMATCH', `GET ${url} answered 200 with a manifest whose checksum does not match its commands; refused`, { errors: tampered })
+  const served = body as ServedManifest
+  const method = checksumMethodOf(served)
+  if (method === undefined) {
+    const errors = checksumErrors(served, false)
+    throw new ManifestClientError('SVC_CLIENT_CHECKSUM_MISMATCH', `GET ${url} answered 200 with a manifest whose checksum does not match its commands; refused`, { errors })
   }
-  return body as Manifest
+  const manifest = readerView(served)
+  return method === 'surf' ? { served, manifest, checksumMethod: method } : { served, manifest }
 }
 
 /** The word a token is sent with: the manifest's `auth.scheme` (e.g. `Token`), else `Bearer`. */
-function schemeOf (manifest: Manifest | undefined): string {
+function schemeOf (manifest: ReadManifest | undefined): string {
   return manifest?.auth?.scheme ?? 'Bearer'
 }

@@ -1,14 +1,19 @@
-import type { Manifest } from '../manifest/types.js'
+import type { ReadManifest, ServedManifest } from '../manifest/types.js'
+import { readerView } from './reader-view.js'
 import { ChangeLog, show, type ChangeKind, type ManifestDiff } from './changes.js'
 import { diffCommands } from './diff-commands.js'
 import { diffChannels, diffEvents, diffTypes } from './diff-entries.js'
 
 /**
  * What changed from one manifest to the next, split into breaking and non-breaking changes. Both must be
- * valid manifests (see `verifyManifest`). Changes come in a fixed order: service fields, then commands,
- * events, channels and types, each by name. `checksum` and `updatedAt` are not compared.
+ * valid manifests (see `verifyManifest`), as served or as a client read them: each is compared as readers
+ * use it (a missing `required` is false, a `$ref` names its type, missing `events` or `types` are empty).
+ * Changes come in a fixed order: service fields, then commands, events, channels and types, each by name.
+ * `checksum` and `updatedAt` are not compared.
  */
-export function diffManifests (before: Manifest, after: Manifest): ManifestDiff {
+export function diffManifests (served: ReadManifest | ServedManifest, next: ReadManifest | ServedManifest): ManifestDiff {
+  const before = readerView(served)
+  const after = readerView(next)
   const log = new ChangeLog()
   diffService(log, before, after)
   diffCommands(log, before.commands, after.commands)
@@ -20,7 +25,7 @@ export function diffManifests (before: Manifest, after: Manifest): ManifestDiff 
 
 interface ServiceField {
   name: string
-  read: (manifest: Manifest) => unknown
+  read: (manifest: ReadManifest) => unknown
   kind: ChangeKind
   breaking: boolean
 }
@@ -37,7 +42,7 @@ const SERVICE_FIELDS: ServiceField[] = [
   { name: 'auth.description', read: (m) => m.auth?.description, kind: 'description.changed', breaking: false }
 ]
 
-function diffService (log: ChangeLog, before: Manifest, after: Manifest): void {
+function diffService (log: ChangeLog, before: ReadManifest, after: ReadManifest): void {
   for (const field of SERVICE_FIELDS) {
     const old = field.read(before)
     const now = field.read(after)

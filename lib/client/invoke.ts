@@ -61,8 +61,11 @@ interface InvokerSetup {
   manifestUrl: string
   /** `{invokeUrl}/execute` and `{invokeUrl}/pipeline`, when the caller named them. */
   invokeUrl?: string
-  /** The `Link` header of the last manifest response; fetches the manifest first when there is none yet. */
-  link: () => Promise<string | undefined>
+  /**
+   * The `Link` header of the last manifest response, and where the endpoints are when it names none (`/svc`,
+   * or `/surf` for a Surf manifest); fetches the manifest first when there is none yet.
+   */
+  discovery: () => Promise<Discovery>
   /** The word a token is sent with: the manifest's `auth.scheme`, else `Bearer`. */
   scheme: () => Promise<string>
 }
@@ -73,7 +76,8 @@ type Endpoint = 'execute' | 'pipeline' | 'events' | 'channels'
 export function createInvoker (setup: InvokerSetup): Invoker {
   async function endpoint (name: Endpoint): Promise<string> {
     if (setup.invokeUrl !== undefined) return `${setup.invokeUrl.replace(/\/+$/, '')}/${name}`
-    return endpointOf(setup.manifestUrl, await setup.link(), name)
+    const { link, basePath } = await setup.discovery()
+    return endpointOf(setup.manifestUrl, link, name, basePath)
   }
 
   /** The envelope the endpoint answered, whatever its status; anything else is `SVC_CLIENT_INVALID_RESPONSE`. */
@@ -85,7 +89,7 @@ export function createInvoker (setup: InvokerSetup): Invoker {
     const request: HttpRequest = { ...setup.http, method: 'POST', headers, body: JSON.stringify(body), signal: options.signal, followRedirects: false }
     const { status, text } = await exchange(url, request, async (response) => ({ status: response.status, text: await response.text() }))
     // A redirect is no answer, whatever its body says.
-    const envelope = status >= 300 && status < 400 ? undefined : parseEnvelope(text, name)
+    const envelope = status >= 300 && status < 400 ? undefined : parseEnvelope(text, name, status)
     if (envelope === undefined) {
       throw new ManifestClientError('SVC_CLIENT_INVALID_RESPONSE', `POST ${url} answered ${status} without an envelope { ok, … }: is the plugin's invoke option on?`, { status })
     }
@@ -120,7 +124,11 @@ interface Envelope {
   results?: unknown
 }
 
-function parseEnvelope (text: string, name: Endpoint): Envelope | undefined {
+/**
+ * The envelope of an answer. An error without our envelope's `status` (Surf's `{ ok: false, error: { code,
+ * message } }`) takes the answer's HTTP status.
+ */
+function parseEnvelope (text: string, name: Endpoint, status: number): Envelope | undefined {
   let body: Envelope | null
   try {
     body = JSON.parse(text)
@@ -128,24 +136,36 @@ function parseEnvelope (text: string, name: Endpoint): Envelope | undefined {
     return undefined
   }
   if (body === null || typeof body !== 'object') return undefined
-  if (body.ok === false && isErrorBody(body.error)) return body
+  if (body.ok === false && isErrorBody(body.error)) return { ...body, error: { ...body.error, status: body.error.status ?? status } }
   const answered = name === 'execute' ? body.ok === true && 'result' in body : typeof body.ok === 'boolean' && Array.isArray(body.results)
   return answered ? { ...body, error: undefined } : undefined
 }
 
-function isErrorBody (value: unknown): value is CommandErrorBody {
+function isErrorBody (value: unknown): value is Omit<CommandErrorBody, 'status'> & { status?: number } {
   const error = value as CommandErrorBody | null
-  return error !== null && typeof error === 'object' && typeof error.code === 'string' && typeof error.message === 'string' && typeof error.status === 'number'
+  return error !== null && typeof error === 'object' && typeof error.code === 'string' && typeof error.message === 'string' &&
+    (error.status === undefined || typeof error.status === 'number')
 }
 
 /**
  * The endpoint named in the manifest's `Link` header (RFC 8288), on the manifest's own origin; a link to
  * another origin is ignored, so a token never goes anywhere but where the manifest came from. Without a
- * usable link: `/svc/<name>` on that origin.
+ * usable link: `{basePath}/<name>` on that origin (`/svc`, or `/surf` for a Surf manifest).
  */
-export function endpointOf (manifestUrl: string, link: string | undefined, name: Endpoint): string {
-  return linkedEndpoint(manifestUrl, link, name) ?? `${new URL(manifestUrl).origin}${DEFAULT_BASE_PATH}/${name}`
+export function endpointOf (manifestUrl: string, link: string | undefined, name: Endpoint, basePath: string = DEFAULT_BASE_PATH): string {
+  return linkedEndpoint(manifestUrl, link, name) ?? `${new URL(manifestUrl).origin}${basePath}/${name}`
 }
+
+/** What the manifest response says of where the endpoints are. */
+export interface Discovery {
+  /** The manifest response's `Link` header. */
+  link: string | undefined
+  /** Where the endpoints are when the link names none. */
+  basePath: string
+}
+
+/** Where a Surf service's endpoints are: `/surf/execute`, `/surf/pipeline`. */
+export const SURF_BASE_PATH = '/surf'
 
 /** The endpoint the manifest's `Link` header names on the manifest's own origin, or undefined. */
 export function linkedEndpoint (manifestUrl: string, link: string | undefined, name: Endpoint): string | undefined {

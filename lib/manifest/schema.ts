@@ -161,8 +161,13 @@ export const manifestSchemas: Readonly<Record<'1.0' | '0.5.0', TSchema>> = Objec
  * `definitions` and referred to as `#/definitions/<name>`.
  */
 export function manifestJsonSchema (layout: '1.0' | '0.5.0'): Record<string, unknown> {
+  return jsonSchemaOf(manifestSchemas[layout])
+}
+
+/** A manifest schema of lib/manifest as a plain JSON Schema (draft-07) document, descriptors under `definitions`. */
+export function jsonSchemaOf (schema: TSchema): Record<string, unknown> {
   const definitions: Record<string, unknown> = {}
-  const plain = hoistDefinitions(JSON.parse(JSON.stringify(manifestSchemas[layout])), definitions) as Record<string, unknown>
+  const plain = hoistDefinitions(JSON.parse(JSON.stringify(schema)), definitions) as Record<string, unknown>
   return { $schema: 'http://json-schema.org/draft-07/schema#', title: plain.title, ...plain, definitions }
 }
 

@@ -61,3 +61,28 @@ export type Manifest = Omit<ManifestV05, 'svc' | 'channels'> & {
   svc: SvcLayout
   channels?: ManifestV05['channels']
 }
+
+/**
+ * A manifest another server wrote, exactly as served, once a reader has checked it (DESIGN §4, "Readers are
+ * liberal"): only the layout version (`svc`, or Surf's `surf`), `name`, `commands` (each with its
+ * `description`) and `checksum` are sure to be there; every other field the spec allows may be missing, and
+ * fields the reader does not know are kept.
+ */
+export interface ServedManifest {
+  svc?: string
+  surf?: string
+  name: string
+  commands: Record<string, { description: string, [field: string]: unknown }>
+  checksum: string
+  [field: string]: unknown
+}
+
+/**
+ * A manifest as readers use it (the client's `manifest`, its diff, the CLI, the MCP bridge): the served one
+ * with what the spec lets a server leave out filled in as it means: `events` and `types` empty, a missing
+ * `required` false, a Surf `$ref` also as the `type` it names, a Surf manifest as layout 1.0 (its `surf`
+ * kept). Service fields the spec does not require may be missing; unknown fields are kept as served.
+ */
+export type ReadManifest = Omit<Manifest, 'description' | 'version' | 'baseUrl' | 'updatedAt'>
+& Partial<Pick<Manifest, 'description' | 'version' | 'baseUrl' | 'updatedAt'>>
+& { surf?: string }

@@ -1,5 +1,5 @@
 import type { Tool } from '@modelcontextprotocol/server'
-import type { Manifest, ManifestField, ManifestParam, ManifestProperty, ManifestType } from '../manifest/types.js'
+import type { ManifestField, ManifestParam, ManifestProperty, ManifestType, ReadManifest } from '../manifest/types.js'
 import { controlCharacters } from '../util/control-characters.js'
 import type { Properties } from './catalog-tools.js'
 import { annotationsOf, toolNames, toolTitleOf, type ToolServerInfo } from './tools.js'
@@ -17,7 +17,7 @@ const HIDDEN = controlCharacters('\t\n')
  * manifest wrote every text in it, and MCP clients show tools to people and models: descriptions lose
  * their control characters (`readable`), and a name, which a call must send back as it is, is refused.
  */
-export function manifestTools (manifest: Manifest): { tools: Tool[], byTool: Map<string, string>, problems: string[] } {
+export function manifestTools (manifest: ReadManifest): { tools: Tool[], byTool: Map<string, string>, problems: string[] } {
   const { byTool, invalid, clashes } = toolNames(Object.keys(manifest.commands))
   const tools: Tool[] = []
   const unnamed: string[] = []
@@ -30,10 +30,16 @@ export function manifestTools (manifest: Manifest): { tools: Tool[], byTool: Map
   return { tools, byTool, problems: [...invalid, ...clashes, ...unnamed] }
 }
 
-/** The server's name, version and instructions (the manifest's description, then its `about`), readable. */
-export function manifestServerInfo (manifest: Manifest): ToolServerInfo {
-  const instructions = manifest.about === undefined ? manifest.description : `${manifest.description}\n\n${manifest.about}`
-  return { name: readable(manifest.name), version: readable(manifest.version), instructions: readable(instructions) }
+/**
+ * The server's name, version and instructions (the manifest's description, then its `about`), readable. A
+ * manifest without a version (the spec does not require one) gives an empty version, and one without
+ * description or `about` no instructions.
+ */
+export function manifestServerInfo (manifest: ReadManifest): ToolServerInfo {
+  const info: ToolServerInfo = { name: readable(manifest.name), version: readable(manifest.version ?? '') }
+  const texts = [manifest.description, manifest.about].filter((text) => text !== undefined)
+  if (texts.length > 0) info.instructions = readable(texts.join('\n\n'))
+  return info
 }
 
 /** A text of the manifest without the control characters MCP clients would show raw or act on; tab and line feed kept. */

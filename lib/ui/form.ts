@@ -120,21 +120,30 @@ export function formOf (params: Readonly<Record<string, Descriptor>> | undefined
  */
 export function fieldOf (name: string, path: string, descriptor: Descriptor, types: TypeMap, seen: readonly string[]): Field {
   const base = { name, path, required: descriptor.required === true }
-  if (!JSON_SCHEMA_TYPES.has(descriptor.type)) {
-    const definition = Object.hasOwn(types, descriptor.type) ? types[descriptor.type] : undefined
-    if (definition === undefined || seen.includes(descriptor.type)) {
+  const type = typeOf(descriptor)
+  if (!JSON_SCHEMA_TYPES.has(type)) {
+    const definition = Object.hasOwn(types, type) ? types[type] : undefined
+    if (definition === undefined || seen.includes(type)) {
       const why = definition === undefined ? 'not described by the manifest: JSON' : 'contains itself: JSON'
-      return withDetails({ ...base, kind: 'json', typeName: descriptor.type, typeLabel: descriptor.type, constraints: [why], placeholder: '{}' }, descriptor)
+      return withDetails({ ...base, kind: 'json', typeName: type, typeLabel: type, constraints: [why], placeholder: '{}' }, descriptor)
     }
     const resolved: Descriptor = { ...definition, required: descriptor.required }
     if (descriptor.description !== undefined) resolved.description = descriptor.description
     if (descriptor.default !== undefined) resolved.default = descriptor.default
-    const field = fieldOf(name, path, resolved, types, [...seen, descriptor.type])
+    const field = fieldOf(name, path, resolved, types, [...seen, type])
     // A type named by another type (an alias) keeps the name that was written here.
-    field.typeName = descriptor.type
+    field.typeName = type
     return field
   }
   return withDetails(shapeOf(base, descriptor, types, seen), descriptor)
+}
+
+/**
+ * The type a descriptor names: its `type`, else the type its `$ref` names the way Surf writes it
+ * (`#/types/Product` → `Product`), which readers take (DESIGN §4, "Readers are liberal").
+ */
+function typeOf (descriptor: Descriptor): string {
+  return descriptor.type ?? String((descriptor as { $ref?: string }).$ref).replace(/^#\/types\//, '')
 }
 
 function shapeOf (base: { name: string, path: string, required: boolean }, descriptor: Descriptor, types: TypeMap, seen: readonly string[]): Field {

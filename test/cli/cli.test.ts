@@ -73,6 +73,7 @@ t.test('--help on the program and on each command, exit 0', async (t) => {
     t.same(await cli('help', command), run, `help ${command} prints the same`)
   }
   t.match((await cli('diff', '-h')).stdout, '--json')
+  t.match((await cli('check', '-h')).stdout, '--strict              Check the manifest as this plugin serves it')
   t.match((await cli('generate', '--help')).stdout, '-o, --out <file>')
 })
 
@@ -153,9 +154,13 @@ t.test('check <url|file>: exit 0 when valid, 1 with the reasons when not', async
 
   const invalidPath = join(dir, 'invalid.json')
   await writeFile(invalidPath, JSON.stringify({ ...manifest, svc: '1.0', channels: {}, extra: true }))
-  const invalid = await cli('check', invalidPath)
+  // A reader keeps fields it does not know; --strict checks the manifest as the plugin serves it.
+  const liberal = await cli('check', invalidPath)
+  t.equal(liberal.code, 0, liberal.stderr)
+  const invalid = await cli('check', '--strict', invalidPath)
   t.equal(invalid.code, 1)
-  t.match(invalid.stderr, '  /channels: Unexpected property\n  /extra: Unexpected property\n')
+  t.match(invalid.stderr, `${invalidPath} (--strict) is not a valid manifest:\n  /channels: Unexpected property\n  /extra: Unexpected property\n`)
+  t.equal((await cli('check', '--strict', path)).code, 0, 'what the plugin generated passes --strict')
 
   const mirror = await cli('check', `${origin}/tampered.json`)
   t.equal(mirror.code, 1)
@@ -176,7 +181,7 @@ t.test('generate <module> writes the manifest of the app without listening', asy
   const run = await spawned('generate', app('shop'))
   t.equal(run.code, 0, run.stderr)
   const manifest = JSON.parse(run.stdout)
-  t.same(verifyManifest(manifest), { ok: true, errors: [] })
+  t.same(verifyManifest(manifest, { strict: true }), { ok: true, errors: [] })
   t.same(Object.keys(manifest.commands), ['cart.items', 'search'])
   t.same(manifest.commands.search.params.limit, { type: 'number', required: false, default: 10 })
   t.match(run.stdout, /\n {2}"commands": {\n/, 'pretty JSON')

@@ -170,7 +170,7 @@ t.test('a body whose checksum does not match its commands is refused, and the ca
   t.ok(refused instanceof ManifestClientError)
   t.equal(refused.code, 'SVC_CLIENT_CHECKSUM_MISMATCH')
   t.match(refused.message, 'checksum does not match its commands; refused')
-  t.match(refused.errors, [/^\/checksum: [0-9a-f]{64} does not match the commands, whose checksum is [0-9a-f]{64}$/])
+  t.match(refused.errors, [/^\/checksum: [0-9a-f]{64} does not match the commands, whose checksum is [0-9a-f]{64}, or [0-9a-f]{64} as Surf computes it$/])
   t.equal(client.manifest, first.manifest, 'the verified copy stays cached')
   t.notOk('admin.drop' in client.manifest!.commands)
 

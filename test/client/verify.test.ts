@@ -11,17 +11,28 @@ async function served (svc: '1.0' | '0.5.0'): Promise<Manifest> {
   return (await app.inject('/.well-known/svc.json')).json()
 }
 
-t.test('a manifest as served verifies, in both layouts', async (t) => {
-  t.same(verifyManifest(await served('1.0')), { ok: true, errors: [] })
-  t.same(verifyManifest(await served('0.5.0')), { ok: true, errors: [] })
+/** Surf's own way (its generateManifest): SHA-256 of JSON.stringify of the commands with their names sorted. */
+function surfChecksum (commands: Record<string, unknown>): string {
+  const sorted = Object.fromEntries(Object.keys(commands).sort().map((name) => [name, commands[name]]))
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex')
+}
+
+t.test('a manifest as served verifies, in both layouts, strictly and as a reader takes it', async (t) => {
+  for (const layout of ['1.0', '0.5.0'] as const) {
+    t.same(verifyManifest(await served(layout), { strict: true }), { ok: true, errors: [] }, layout)
+    t.same(verifyManifest(await served(layout)), { ok: true, errors: [] }, layout)
+  }
 })
 
 t.test('commands changed without the checksum: tampered', async (t) => {
   const manifest = await served('1.0')
   manifest.commands.search.description = 'Search, and more'
-  const { ok, errors } = verifyManifest(manifest)
+  const { ok, errors } = verifyManifest(manifest, { strict: true })
   t.equal(ok, false)
   t.same(errors, [`/checksum: ${manifest.checksum} does not match the commands, whose checksum is ${checksumOf(manifest.commands)}`])
+  t.same(verifyManifest(manifest).errors, [
+    `/checksum: ${manifest.checksum} does not match the commands, whose checksum is ${checksumOf(manifest.commands)}, or ${surfChecksum(manifest.commands)} as Surf computes it`
+  ], 'a reader says both checksums it tried')
 })
 
 t.test('a change outside commands keeps the checksum valid (it covers commands only)', async (t) => {
@@ -30,12 +41,12 @@ t.test('a change outside commands keeps the checksum valid (it covers commands o
   t.same(verifyManifest(manifest), { ok: true, errors: [] })
 })
 
-t.test('schema problems are listed once per field, each with its JSON pointer', async (t) => {
+t.test('schema problems are listed once per field, each with its JSON pointer (strict)', async (t) => {
   const manifest: any = await served('0.5.0')
   delete manifest.name
   manifest.commands.search.hints = { cached: true }
   manifest.extra = 1
-  const { ok, errors } = verifyManifest(manifest)
+  const { ok, errors } = verifyManifest(manifest, { strict: true })
   t.equal(ok, false)
   t.same(errors, [
     '/name: Expected required property',
@@ -54,8 +65,13 @@ t.test('not a manifest at all', async (t) => {
   for (const value of [null, 'svc', [], 42]) {
     t.same(verifyManifest(value), { ok: false, errors: ['/: expected a manifest object'] }, JSON.stringify(value))
   }
-  t.same(verifyManifest({ svc: '2.0' }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got "2.0"'])
-  t.same(verifyManifest({}).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got nothing'])
+  t.same(verifyManifest({ svc: '2.0' }, { strict: true }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got "2.0"'])
+  t.same(verifyManifest({}, { strict: true }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got nothing'])
+  t.same(verifyManifest({ surf: '0.1.0' }, { strict: true }).errors, ['/svc: expected a known layout, "1.0" or "0.5.0"; got nothing'], 'strict: Surf\'s field is no layout')
+  const reader = '/svc: expected a known layout, "1.0" or "0.5.0" (or Surf\'s "surf" field)'
+  t.same(verifyManifest({ svc: '2.0' }).errors, [`${reader}; got "2.0"`])
+  t.same(verifyManifest({}).errors, [`${reader}; got nothing`])
+  t.same(verifyManifest({ svc: 'surf', surf: '0.1.0' }).errors, [`${reader}; got "surf"`], 'svc decides when it is there')
 })
 
 t.test('checksumOf from the client is the canonical checksum of any JSON value it is given', async (t) => {
@@ -98,4 +114,97 @@ t.test('a type named inside items or nested properties must be defined too, howe
   }, 'Bundle\'s items name a type that is defined: no error')
   Object.assign(manifest.types, { Brand: { type: 'string' }, Label: { type: 'string' }, Sku: { type: 'string' }, Row: { type: 'array' } })
   t.same(verifyManifest(manifest), { ok: true, errors: [] }, 'all defined: accepted')
+})
+
+/** The spec's own example, as its tables show it: no `required`, no `baseUrl`, a 0.5.0 channel. */
+function specExample (): Record<string, any> {
+  const commands = {
+    search: { description: 'Search products', params: { query: { type: 'string', required: true }, limit: { type: 'number', default: 10 } }, returns: { type: 'object' }, hints: { idempotent: true, sideEffects: false } },
+    'cart.add': { description: 'Add to cart', params: { sku: { type: 'string' }, quantity: { type: 'number', default: 1 } }, auth: 'required', tags: ['cart'] }
+  }
+  return {
+    svc: '0.5.0',
+    name: 'Shop',
+    description: 'A shop',
+    about: 'Friendly tone.',
+    version: '1.0.0',
+    auth: { type: 'bearer', description: 'JWT bearer token' },
+    commands,
+    events: { 'cart.updated': { description: 'Cart contents changed', data: { items: { type: 'array' } } } },
+    channels: { 'cart.state': { description: 'Real-time cart state' } },
+    types: { Product: { type: 'object', properties: { sku: { type: 'string' }, price: { type: 'number' } } } },
+    checksum: checksumOf(commands as never),
+    updatedAt: '2026-01-01T00:00:00.000Z'
+  }
+}
+
+t.test('a reader takes the spec\'s own example shapes: params, data fields and properties without required, no baseUrl', async (t) => {
+  const example = specExample()
+  t.same(verifyManifest(example), { ok: true, errors: [] })
+  t.same(verifyManifest(example, { strict: true }).errors, [
+    '/baseUrl: Expected required property',
+    '/commands/search/params/limit/required: Expected required property',
+    '/commands/cart.add/params/sku/required: Expected required property',
+    '/commands/cart.add/params/quantity/required: Expected required property',
+    '/events/cart.updated/data/items/required: Expected required property',
+    '/types/Product/properties/sku/required: Expected required property',
+    '/types/Product/properties/price/required: Expected required property'
+  ], 'strictly, the plugin\'s own output: every required there')
+  const least = { svc: '1.0', name: 'Least', commands: { ping: { description: 'Ping' } }, checksum: checksumOf({ ping: { description: 'Ping' } }) }
+  t.same(verifyManifest(least), { ok: true, errors: [] }, 'the layout version, name, commands and checksum are all a reader needs')
+})
+
+t.test('fields and values a reader does not know are no error; what is there keeps its shape', async (t) => {
+  const example = specExample()
+  example.commands.search.stream = true
+  example.commands.search.hints.estimatedMs = 40
+  example.commands['cart.add'].auth = 'hidden'
+  example.commands['cart.add'].rateLimit = { windowMs: 1000, maxRequests: 5 }
+  example.commands.ping = { description: 'Ping', auth: true, deprecated: false }
+  example.auth = { type: 'apiKey', description: 'A key', header: 'x-api-key' }
+  example.events['cart.updated'].scope = 'session'
+  example.types.Product.properties.sku.example = 'tea-1'
+  example.extra = { anything: [1] }
+  example.checksum = checksumOf(example.commands as never)
+  t.same(verifyManifest(example), { ok: true, errors: [] })
+
+  example.commands.search.params.limit.type = 7
+  example.commands.search.description = ''
+  example.commands.search.hints.idempotent = 'yes'
+  example.commands['cart.add'].auth = 3
+  example.events['cart.updated'].data.items.required = 'no'
+  t.same(verifyManifest(example).errors, [
+    '/commands/search/description: Expected string length greater or equal to 1',
+    '/commands/search/params/limit/type: Expected string',
+    '/commands/search/hints/idempotent: Expected boolean',
+    '/commands/cart.add/auth: Expected union value',
+    '/events/cart.updated/data/items/required: Expected boolean'
+  ])
+})
+
+t.test('a reader still refuses what the spec forbids', async (t) => {
+  const noDescription = specExample()
+  delete noDescription.commands.search.description
+  t.same(verifyManifest(noDescription).errors, ['/commands/search/description: Expected required property'], 'a command needs its description')
+
+  for (const missing of ['name', 'commands', 'checksum']) {
+    const manifest = specExample()
+    delete manifest[missing]
+    t.match(verifyManifest(manifest).errors, [`/${missing}: Expected required property`], missing)
+  }
+
+  const untyped = specExample()
+  untyped.commands.search.params.query = { required: true }
+  untyped.types.Product.properties.price = { description: 'A price' }
+  untyped.commands.search.returns = { type: 'Sku' }
+  untyped.checksum = checksumOf(untyped.commands as never)
+  t.same(verifyManifest(untyped).errors, [
+    '/commands/search/params/query: expected a type or a $ref',
+    '/commands/search/returns/type: "Sku" is neither a JSON type nor a type defined in /types',
+    '/types/Product/properties/price: expected a type or a $ref'
+  ], 'a descriptor names its type, and a type the manifest defines')
+
+  const surfWithoutTypes = { surf: '0.1.0', name: 'S', commands: { get: { description: 'Get', returns: { $ref: '#/types/Item' } } } } as Record<string, any>
+  surfWithoutTypes.checksum = checksumOf(surfWithoutTypes.commands)
+  t.same(verifyManifest(surfWithoutTypes).errors, ['/commands/get/returns/$ref: "#/types/Item" names no type defined in /types'], 'a manifest without types defines none')
 })

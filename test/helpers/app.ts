@@ -33,7 +33,8 @@ export async function fetchManifest (app: FastifyInstance, path = '/.well-known/
   const response = await app.inject({ method: 'GET', url: path })
   if (response.statusCode !== 200) throw new Error(`manifest answered ${response.statusCode}: ${response.body}`)
   const manifest = response.json()
-  const { ok, errors } = verifyManifest(manifest)
+  // Strict: what the plugin serves has every field of its layout and nothing else.
+  const { ok, errors } = verifyManifest(manifest, { strict: true })
   if (!ok) throw new Error(`the served manifest does not match its schema:\n${errors.join('\n')}`)
   return manifest as Manifest
 }

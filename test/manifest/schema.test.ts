@@ -7,7 +7,8 @@ import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
-import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type Manifest, type SvcLayout } from '../../lib/schema.js'
+import { Ajv } from 'ajv'
+import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, readerManifestJsonSchema, type Manifest, type SvcLayout } from '../../lib/schema.js'
 import { addCartItemCommand, readyApp, requiredOptions } from '../helpers/app.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -128,6 +129,42 @@ t.test('docs/schema holds the current schemas', async (t) => {
     const committed = JSON.parse(await readFile(join(root, 'docs/schema', `manifest-${layout}.json`), 'utf8'))
     t.same(committed, manifestJsonSchema(layout), `docs/schema/manifest-${layout}.json`)
   }
+  for (const layout of ['1.0', '0.5.0', 'surf'] as const) {
+    const committed = JSON.parse(await readFile(join(root, 'docs/schema', `manifest-${layout}.reader.json`), 'utf8'))
+    t.same(committed, readerManifestJsonSchema(layout), `docs/schema/manifest-${layout}.reader.json`)
+  }
+})
+
+/**
+ * A JSON Schema file of docs/schema compiled by another validator (Ajv, draft-07, strict mode; a reader's
+ * descriptor says "type or $ref" as `anyOf` of two `required`, which strictRequired would take for a typo).
+ */
+async function validatorOf (name: string): Promise<(value: unknown) => boolean> {
+  const schema = JSON.parse(await readFile(join(root, 'docs/schema', name), 'utf8'))
+  return new Ajv({ strict: true, strictRequired: false, allowMatchingProperties: true }).compile(schema)
+}
+
+t.test('the reader JSON Schemas take what the spec allows and Surf serves; the strict ones only what the plugin serves', async (t) => {
+  const surf = JSON.parse(await readFile(join(root, 'test/fixtures/surf/manifest.json'), 'utf8'))
+  const readSurf = await validatorOf('manifest-surf.reader.json')
+  t.ok(readSurf(surf), 'a real Surf manifest')
+  t.notOk((await validatorOf('manifest-1.0.json'))(surf), 'not as the plugin serves')
+  const readV1 = await validatorOf('manifest-1.0.reader.json')
+  t.notOk(readV1(surf), 'a Surf manifest is no layout 1.0 manifest')
+  const least = { svc: '1.0', name: 'Least', commands: { ping: { description: 'Ping', params: { q: { type: 'string' } }, stream: true } }, checksum: '0'.repeat(64) }
+  t.ok(readV1(least), 'only what the spec requires, and fields the reader does not know')
+  t.notOk(readV1({ ...least, commands: { ping: { params: {} } } }), 'a command needs its description')
+  t.notOk(readV1({ ...least, commands: { ping: { description: 'Ping', returns: { description: 'untyped' } } } }), 'a descriptor needs a type or a $ref')
+  t.ok(readV1({ ...least, commands: { ping: { description: 'Ping', returns: { $ref: '#/types/Pong' } } } }), 'a $ref is a type')
+  t.notOk(readV1({ ...least, commands: { ping: { description: 'Ping', returns: { $ref: '#/definitions/Pong' } } } }), 'into types')
+  for (const layout of ['1.0', '0.5.0'] as const) {
+    const served = await servedManifest(layout)
+    t.ok((await validatorOf(`manifest-${layout}.reader.json`))(served), `${layout}: what the plugin serves, a reader takes`)
+    t.ok((await validatorOf(`manifest-${layout}.json`))(served), `${layout}: and the strict schema too`)
+  }
+  const v1 = readerManifestJsonSchema('1.0') as { required: string[], additionalProperties?: boolean }
+  t.same(v1.required, ['svc', 'name', 'commands', 'checksum'])
+  t.equal(v1.additionalProperties, undefined, 'unknown fields allowed')
 })
 
 t.test('schema:check passes on docs/schema, and fails with a message on stale or missing files', async (t) => {
@@ -137,13 +174,13 @@ t.test('schema:check passes on docs/schema, and fails with a message on stale or
   const dir = t.testdir({ 'manifest-1.0.json': '{}\n' })
   const stale = await run(process.execPath, ['scripts/check-schemas.js', dir], { cwd: root }).catch((error) => error)
   t.equal(stale.code, 1)
-  t.match(stale.stderr, /manifest-1\.0\.json is out of date\n.*manifest-0\.5\.0\.json is missing\n.*run `npm run schema:build`/)
+  t.match(stale.stderr, /manifest-1\.0\.json is out of date\n.*manifest-0\.5\.0\.json is missing\n.*manifest-1\.0\.reader\.json is missing\n.*manifest-0\.5\.0\.reader\.json is missing\n.*manifest-surf\.reader\.json is missing\n.*run `npm run schema:build`/)
 })
 
 t.test('schema:build writes files that schema:check accepts', async (t) => {
   const dir = t.testdir({})
   const written = await run(process.execPath, ['scripts/write-schemas.js', dir], { cwd: root })
-  t.match(written.stdout, /wrote .*manifest-1\.0\.json\nwrote .*manifest-0\.5\.0\.json/)
+  t.match(written.stdout, /wrote .*manifest-1\.0\.json\nwrote .*manifest-0\.5\.0\.json\nwrote .*manifest-1\.0\.reader\.json\nwrote .*manifest-0\.5\.0\.reader\.json\nwrote .*manifest-surf\.reader\.json\n/)
   const checked = await run(process.execPath, ['scripts/check-schemas.js', dir], { cwd: root })
   t.match(checked.stdout, 'current')
   await writeFile(join(dir, 'manifest-0.5.0.json'), JSON.stringify(manifestJsonSchema('0.5.0')))

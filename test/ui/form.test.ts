@@ -219,3 +219,12 @@ t.test('typed() tells whether anything was typed in a field', async (t) => {
   const json = fieldOf('j', 'j', { type: 'object' }, {}, []) as JsonField
   t.notOk(typed(json, { nested: 'x' }))
 })
+
+t.test('a descriptor may name its type Surf\'s way, by a $ref into types; a missing required is not required', async (t) => {
+  const types = { Product: { type: 'object', properties: { sku: { type: 'string', required: true }, name: { type: 'string' } } } } as unknown as Record<string, Descriptor>
+  const product = only({ item: { $ref: '#/types/Product' } as unknown as Descriptor }, types) as ObjectField
+  t.match(product, { kind: 'object', typeName: 'Product', required: false })
+  t.same(product.fields.map((field) => [field.name, field.kind, field.required]), [['sku', 'text', true], ['name', 'text', false]])
+  const unknown = only({ item: { $ref: '#/types/Missing' } as unknown as Descriptor }) as JsonField
+  t.match(unknown, { kind: 'json', typeName: 'Missing', constraints: ['not described by the manifest: JSON'] })
+})
