@@ -107,15 +107,18 @@ export class McpEndpoint {
     fastify.post(path, options, (request, reply) => endpoint.handle(request, reply))
     fastify.route({ method: ['GET', 'DELETE'], url: path, ...options, handler: (request, reply) => endpoint.handleSession(request, reply) })
     links.add(path, LINK_RELATIONS.mcp)
-    // Every stream ends at once, unsent data or not, and the sessions and the SDK's exchanges close: once the
-    // server has stopped taking connections (right after preClose), so that a client that reconnects at once
-    // finds it closed instead of holding app.close() open on a fresh connection.
+    // The SDK's exchanges and the sessions close, and every stream ends, unsent data or not: once the server
+    // has stopped taking connections (right after preClose), so that a client that reconnects at once finds
+    // it closed instead of holding app.close() open on a fresh connection.
     let closing: Promise<void> | undefined
     fastify.addHook('preClose', function closeSvcMcp (done) {
-      closing = new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-        streams.endAll()
-        await endpoint.sessions?.closeAll()
+      closing = nextTurn().then(async () => {
+        // The SDK ends its streams with their last frames; what is still open after that (a reader that
+        // does not read) is ended at once.
         await endpoint.handler.close()
+        await endpoint.sessions?.closeAll()
+        await nextTurn()
+        streams.endAll()
       })
       done()
     })
@@ -137,7 +140,7 @@ export class McpEndpoint {
    */
   private serverFor ({ era, requestInfo }: McpRequestContext): Server {
     const request = this.requests.get(requestInfo as Request) as FastifyRequest
-    return this.server(() => request, { subscribe: era === 'modern' })
+    return this.server(() => request, era === 'modern' ? { subscribe: true } : {})
   }
 
   /** A server with the tools and, with channels, their resources; `requestOf` gives the request a call came in. */
@@ -264,13 +267,15 @@ export class McpEndpoint {
    * publish is one notification on the stream; each key is followed, once subscribed, until it closes.
    */
   private async follow (request: FastifyRequest, reply: FastifyReply, listen: ListenRequest): Promise<Refusal | LimitRefusal | undefined> {
+    // Without channels, the SDK honors a listen for resources with nothing.
+    const uris = this.resources === undefined ? [] : listen.uris
     const addresses: ChannelAddress[] = []
-    for (const uri of listen.uris) {
+    for (const uri of uris) {
       const address = channelAddressOf(uri, this.channels.channels)
       if (isRefusal(address)) return address
       addresses.push(address)
     }
-    const keys = distinctKeys(listen.uris as string[], addresses)
+    const keys = distinctKeys(uris as string[], addresses)
     const { maxSubscriptions } = this.limits
     if (keys.size > maxSubscriptions) return tooManyKeys(maxSubscriptions, keys.size)
     for (const { uri } of keys.values()) {
@@ -279,13 +284,13 @@ export class McpEndpoint {
     }
     const slot = this.slots.take(await this.ownerOf(request))
     if (typeof slot !== 'function') return slot
-    const followers = this.resources?.followers as ResourceFollowers
+    const followers = (this.resources as { followers: ResourceFollowers } | undefined)?.followers as ResourceFollowers
     const holds = [...keys.values()].map(({ uri, address }) => followers.hold(address, uri, () => this.handler.notify.resourceUpdated(uri)))
     reply.raw.once('close', () => {
       for (const { release } of holds) release()
       slot()
     })
-    if (listen.notifications !== undefined) listen.notifications.resourceSubscriptions = [...keys.values()].map(({ uri }) => uri)
+    if (listen.notifications !== undefined && keys.size > 0) listen.notifications.resourceSubscriptions = [...keys.values()].map(({ uri }) => uri)
     await Promise.all(holds.map(async ({ ready }) => await ready))
   }
 
@@ -378,6 +383,11 @@ function jsonRpcErrorHandler (error: FastifyError, request: FastifyRequest, repl
   const message = status >= 500 ? 'Internal server error' : error.message
   if (status >= 500) request.log.error({ err: error }, 'MCP request failed')
   reply.code(status).send(jsonRpcError(status === 400 ? PARSE_ERROR : SERVER_ERROR, message))
+}
+
+/** After the I/O of this turn of the event loop. */
+async function nextTurn (): Promise<void> {
+  await new Promise<void>((resolve) => setImmediate(resolve))
 }
 
 function jsonRpcError (code: number, message: string): { jsonrpc: '2.0', error: { code: number, message: string }, id: null } {
