@@ -286,7 +286,7 @@ export class McpEndpoint {
     if (typeof slot !== 'function') return slot
     const followers = (this.resources as { followers: ResourceFollowers } | undefined)?.followers as ResourceFollowers
     const holds = [...keys.values()].map(({ uri, address }) => followers.hold(address, uri, () => this.handler.notify.resourceUpdated(uri)))
-    reply.raw.once('close', () => {
+    whenClosed(reply, () => {
       for (const { release } of holds) release()
       slot()
     })
@@ -365,8 +365,14 @@ function transportRequest (request: FastifyRequest, reply: FastifyReply): Reques
   }
   const aborted = new AbortController()
   // The response's close: sent, or the connection gone (the request's own close comes once its body is read).
-  reply.raw.once('close', () => aborted.abort())
+  whenClosed(reply, () => aborted.abort())
   return new Request('http://localhost/mcp', { method: request.method, headers, signal: aborted.signal })
+}
+
+/** Runs `then` once the response closes, or now when it has (the client left while its request was checked). */
+function whenClosed (reply: FastifyReply, then: () => void): void {
+  if (reply.raw.closed) then()
+  else reply.raw.once('close', then)
 }
 
 /**

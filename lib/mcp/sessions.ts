@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
+import { ignoreFailure } from './streams.js'
 import { addressId, refusalError, tooManyKeys, type ChannelAddress, type ResourceFollowers } from './resources.js'
 
 /**
@@ -8,10 +9,6 @@ import { addressId, refusalError, tooManyKeys, type ChannelAddress, type Resourc
  * as Streamable HTTP has it.
  */
 export const SESSION_TIMING = { idleMs: 5 * 60_000 }
-
-/** Called for what has no one left to tell: a cancel of a stream already gone, an update to a session closing. */
-/* c8 ignore next: neither fails in the runs the tests can stage (the SDK's cancel and send resolve once closed), yet a rejection unhandled would end the process */
-export function ignoreFailure (): void {}
 
 export interface SessionsOptions {
   /** The SDK's transport for 2025 sessions. */
@@ -39,21 +36,14 @@ export class LegacySessions {
    * through it), `release` lets its slot go. The session is kept only once the SDK has initialized it.
    */
   async open (server: (session: LegacySession) => Server, owner: string, release: () => void, request: Request, parsedBody: unknown): Promise<Response> {
-    let session: LegacySession | undefined
-    const transport = new this.options.Transport({
-      sessionIdGenerator: randomUUID,
-      // DELETE: the client ends its session.
-      onsessionclosed: () => (session as LegacySession).close(),
-      keepAliveMs: this.options.keepAliveMs
-    })
-    session = new LegacySession(owner, transport, this.options, () => {
+    const session: LegacySession = new LegacySession(owner, this.options, () => {
       release()
-      this.sessions.delete((session as LegacySession).id as string)
+      this.sessions.delete(session.id as string)
     })
     await session.connect(server(session))
     const response = await session.handle(request, parsedBody)
-    if (transport.sessionId === undefined) await session.close()
-    else this.sessions.set(transport.sessionId, session)
+    if (session.id === undefined) await session.close()
+    else this.sessions.set(session.id, session)
     return response
   }
 
@@ -70,18 +60,24 @@ export class LegacySessions {
 /** One 2025 session: its SDK transport and server, the channel keys it follows, the slot it holds. */
 export class LegacySession {
   private readonly subscriptions = new Map<string, () => void>()
+  private readonly transport: WebStandardStreamableHTTPServerTransport
   private server: Server | undefined
   private idle: NodeJS.Timeout | undefined
   private streams = 0
-  private closed = false
 
   constructor (
     /** Whose session it is: only requests of the same subject (or address) reach it. */
     readonly owner: string,
-    private readonly transport: WebStandardStreamableHTTPServerTransport,
     private readonly options: SessionsOptions,
     private readonly onClose: () => void
-  ) {}
+  ) {
+    this.transport = new options.Transport({
+      sessionIdGenerator: randomUUID,
+      // DELETE: the client ends its session.
+      onsessionclosed: async () => { await this.close() },
+      keepAliveMs: options.keepAliveMs
+    })
+  }
 
   get id (): string | undefined {
     return this.transport.sessionId
@@ -136,9 +132,11 @@ export class LegacySession {
     release()
   }
 
+  /**
+   * Called once: each way to close it (DELETE, idle expiry, `app.close()`) finds it among the sessions or
+   * holds its timer, and closing takes it out of both before anything else.
+   */
   async close (): Promise<void> {
-    if (this.closed) return
-    this.closed = true
     clearTimeout(this.idle)
     for (const release of this.subscriptions.values()) release()
     this.subscriptions.clear()
@@ -150,6 +148,6 @@ export class LegacySession {
   /** Idle from now, unless a stream is open (its closing touches it again). */
   private touch (): void {
     clearTimeout(this.idle)
-    if (this.streams === 0) this.idle = setTimeout(() => { void this.close() }, SESSION_TIMING.idleMs).unref()
+    if (this.streams === 0) this.idle = setTimeout(() => { this.close().catch(ignoreFailure) }, SESSION_TIMING.idleMs).unref()
   }
 }

@@ -242,3 +242,39 @@ t.test('app.close() ends open listens within 1 s, a stalled one with unsent byte
   t.ok(stalledOnServer.destroyed)
   t.equal(await subscription.closed, 'graceful', 'the reading listen ended cleanly')
 })
+
+t.test('a client that leaves while its listen is checked leaves no slot and no stream behind', async (t) => {
+  let open: () => void = () => {}
+  const gate = new Promise<void>((resolve) => { open = resolve })
+  let entered: () => void = () => {}
+  const checking = new Promise<void>((resolve) => { entered = resolve })
+  const { url } = await app(t, {
+    mcp: { maxListensPerSubject: 1 },
+    auth: {
+      type: 'bearer',
+      description: 'Slow tokens',
+      async verify (token: string) {
+        if (token === 'slow') {
+          entered()
+          await gate
+        }
+        return { sub: 'carol' }
+      }
+    }
+  })
+  const template = await listenRequest(url, { authorization: 'Bearer fast' })
+  const body = JSON.stringify({ ...template.body, params: { ...(template.body.params as object), notifications: { resourceSubscriptions: ['svc://cart/carol'] } } })
+  const { port } = new URL(url)
+  const socket = connect(Number(port), '127.0.0.1')
+  await once(socket, 'connect')
+  const lines = Object.entries({ ...template.headers, authorization: 'Bearer slow', host: `127.0.0.1:${port}`, 'content-length': String(Buffer.byteLength(body)) })
+    .filter(([name]) => name !== 'connection').map(([name, value]) => `${name}: ${value}`)
+  socket.write(`POST /mcp HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n${body}`)
+  await checking
+  socket.destroy()
+  await pause(50)
+  open()
+  await pause(200)
+  const client = await httpClient(t, url, { authorization: 'Bearer fast' })
+  t.ok(await client.listen({ resourceSubscriptions: ['svc://cart/carol'] }), 'carol\'s one slot is free')
+})

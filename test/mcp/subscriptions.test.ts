@@ -130,9 +130,15 @@ t.test('who may subscribe: exactly who may watch, fail closed; a session is its 
 })
 
 t.test('sessions are bounded: per subject (then served without a session), idle expiry, DELETE, and app.close()', async (t) => {
-  const { app, url } = await channelsApp(t, { mcp: { maxListensPerSubject: 1 } })
+  const { app, url } = await channelsApp(t, {
+    mcp: { maxListensPerSubject: 1, maxSubscriptions: 1 },
+    channels: { cart: { description: 'Carts' }, open: { description: 'Anyone', authorize: () => true } }
+  })
   const first = await legacyHttpClient(t, url, alice)
   t.same(first.getServerCapabilities()?.resources, { subscribe: true })
+  await first.subscribeResource({ uri: 'svc://cart/alice' })
+  await first.subscribeResource({ uri: 'svc://cart/%61lice' })
+  await t.rejects(first.subscribeResource({ uri: 'svc://open/x' }), { code: -32602, message: /at most 1 distinct keys per listen or session \(mcp\.maxSubscriptions\); this would follow 2/ }, 'one key per session here')
   const second = await legacyHttpClient(t, url, alice)
   t.same(second.getServerCapabilities()?.resources, {}, 'past the cap: served as before sessions, no subscribe offered')
   t.equal(sessionOf(second), undefined)
