@@ -178,7 +178,6 @@ export class McpEndpoint {
   }
 
   private async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    this.streams.track(request, reply)
     if (this.tools === undefined) throw new FST_SVC_NOT_READY('the MCP tools exist once ready() has succeeded, and it failed: its error says why.')
     // One request never costs more inner calls than one pipeline may make.
     if (Array.isArray(request.body) && request.body.length > this.maxBatch) {
@@ -203,7 +202,6 @@ export class McpEndpoint {
 
   /** GET (a session's stream) and DELETE (its end) reach a session; without one, the endpoint is stateless. */
   private async handleSession (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    this.streams.track(request, reply)
     const sessions = this.sessions
     if (sessions === undefined || typeof request.headers['mcp-session-id'] !== 'string') return await methodNotAllowed(request, reply)
     return await this.inSession(request, reply, sessions)

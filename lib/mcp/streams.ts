@@ -14,8 +14,6 @@ const OWN_HEADERS = new Set(['content-type', 'cache-control', 'connection', 'x-a
  */
 export class McpStreams {
   private readonly open = new Set<SseStream>()
-  /** The connections MCP requests came on, with how many of their responses are still open. */
-  private readonly connections = new Map<Socket, number>()
   /** Connections that have not sent a byte yet. */
   private readonly fresh = new Set<Socket>()
 
@@ -61,28 +59,14 @@ export class McpStreams {
     })
   }
 
-  /** Counts a request on its connection until its response closes. */
-  track (request: FastifyRequest, reply: FastifyReply): void {
-    const socket = request.raw.socket
-    if (!this.connections.has(socket)) socket.once('close', () => this.connections.delete(socket))
-    this.connections.set(socket, (this.connections.get(socket) ?? 0) + 1)
-    reply.raw.once('close', () => {
-      const open = this.connections.get(socket)
-      if (open !== undefined) this.connections.set(socket, open - 1)
-    })
-  }
-
   /**
    * On close, once the server takes no more connections: ends every stream at once, unsent data or not,
-   * and closes the MCP connections that wait for a next request, and those never used. Node's own closing
-   * of idle connections has run by then, and misses a connection never used; the server would wait for
-   * them (measured: 70 s).
+   * and closes the connections never used. Node's own closing of idle connections has run by then, and
+   * misses a connection never used (a client opened it for a request it then aborted): the server would
+   * wait for its headers timeout (measured: 70 s).
    */
   endAll (): void {
     for (const stream of this.open) stream.end()
-    for (const [socket, open] of this.connections) {
-      if (open === 0) socket.destroy()
-    }
     for (const socket of this.fresh) socket.destroy()
   }
 }
