@@ -184,13 +184,13 @@ export class McpEndpoint {
       return await reply.code(400).send(jsonRpcError(INVALID_REQUEST, `A JSON-RPC batch may hold at most ${this.maxBatch} messages; this one holds ${request.body.length}.`))
     }
     const sessions = this.sessions
-    if (sessions !== undefined) {
-      if (typeof request.headers['mcp-session-id'] === 'string') return await this.inSession(request, reply, sessions)
-      if (isInitialize(request.body)) {
-        const answered = await this.openSession(request, reply, sessions)
-        if (answered !== undefined) return answered
-      }
-    }
+    if (sessions !== undefined && typeof request.headers['mcp-session-id'] === 'string') return await this.inSession(request, reply, sessions)
+    if (sessions !== undefined && isInitialize(request.body)) return await this.openSession(request, reply, sessions)
+    return await this.stateless(request, reply)
+  }
+
+  /** A request served without a session: a fresh server for it alone. A listen is checked first. */
+  private async stateless (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const listen = listenRequestOf(request.body)
     if (listen !== undefined) {
       const refused = await this.follow(request, reply, listen)
@@ -219,15 +219,15 @@ export class McpEndpoint {
 
   /**
    * A 2025 `initialize`, answered in a new session that holds a slot. Past the caller's slots (or all of
-   * them), undefined: it is served without a session, as before sessions existed, its tools and reads
-   * unaffected, its capabilities without `subscribe`.
+   * them), it is served without a session, as before sessions existed: its tools and reads unaffected, its
+   * capabilities without `subscribe`.
    */
-  private async openSession (request: FastifyRequest, reply: FastifyReply, sessions: LegacySessions): Promise<FastifyReply | undefined> {
+  private async openSession (request: FastifyRequest, reply: FastifyReply, sessions: LegacySessions): Promise<FastifyReply> {
     const owner = await this.ownerOf(request)
     const slot = this.slots.take(owner)
     if (typeof slot !== 'function') {
       request.log.info({ limit: slot.data.limit }, 'fastify-svc-manifest: an MCP initialize past its listen slots is served without a session')
-      return undefined
+      return await this.stateless(request, reply)
     }
     const response = await sessions.open((session) => this.sessionServer(session), owner, slot, this.transportRequest(request, reply), request.body)
     return await this.answer(request, reply, response)

@@ -278,3 +278,64 @@ t.test('a client that leaves while its listen is checked leaves no slot and no s
   const client = await httpClient(t, url, { authorization: 'Bearer fast' })
   t.ok(await client.listen({ resourceSubscriptions: ['svc://cart/carol'] }), 'carol\'s one slot is free')
 })
+
+t.test('app.close() is not held by a connection a client opened and never used', async (t) => {
+  const { app: service, url, sockets } = await app(t)
+  const client = await httpClient(t, url, alice)
+  await client.listen({ resourceSubscriptions: ['svc://cart/alice'] })
+  const { port } = new URL(url)
+  const unused = connect(Number(port), '127.0.0.1')
+  t.teardown(() => unused.destroy())
+  await once(unused, 'connect')
+  await until(() => sockets.some((socket) => socket.remotePort === unused.localPort), 'the server to accept it')
+  const started = Date.now()
+  await service.close()
+  const took = Date.now() - started
+  t.ok(took < 2000, `closed in ${took} ms (Node alone waits for its headers timeout, 60 s)`)
+})
+
+/** A 2025 session (initialize over fetch) subscribed to `uri`, and its stream opened on a raw socket that never reads. */
+async function stalledSession (url: string, uri: string): Promise<Socket> {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...alice }
+  const opened = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) })
+  const session = opened.headers.get('mcp-session-id') as string
+  await opened.text()
+  const inSession = { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' }
+  await (await fetch(url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).text()
+  const subscribed = await fetch(url, { method: 'POST', headers: inSession, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri } }) })
+  if (!(await subscribed.text()).includes('"result":{}')) throw new Error('the subscribe failed')
+  const { port } = new URL(url)
+  const socket = connect(Number(port), '127.0.0.1')
+  await once(socket, 'connect')
+  socket.pause()
+  socket.write(`GET /mcp HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: text/event-stream\r\nauthorization: ${alice.authorization}\r\nmcp-session-id: ${session}\r\nmcp-protocol-version: 2025-11-25\r\n\r\n`)
+  await pause(100)
+  return socket
+}
+
+t.test('a session\'s stream whose reader stops reading is dropped past maxBufferBytes, and app.close() does not wait for it', async (t) => {
+  const logs = logCollector()
+  const maxBufferBytes = 256 * 1024
+  const { app: service, url, sockets } = await app(t, { realtime: { maxBufferBytes } }, logs.stream)
+  const key = 'k'.repeat(32 * 1024)
+  const stalled = await stalledSession(url, `svc://open/${key}`)
+  t.teardown(() => stalled.destroy())
+  const onServer = sockets.find((socket) => socket.remotePort === stalled.localPort) as Socket
+  for (let i = 0; i < 400 && !onServer.destroyed; i++) {
+    await service.svc.publish('open', key, i)
+    await pause(1)
+  }
+  t.ok(onServer.destroyed, 'disconnected by the server')
+  t.ok(logs.lines.some((line) => /MCP stream reader does not read/.test(String(line.msg))), 'the drop is logged')
+
+  const { app: other, url: otherUrl, sockets: otherSockets } = await app(t)
+  const second = await stalledSession(otherUrl, `svc://open/${key}`)
+  t.teardown(() => second.destroy())
+  const secondOnServer = otherSockets.find((socket) => socket.remotePort === second.localPort) as Socket
+  for (let i = 0; i < 200 && secondOnServer.writableLength === 0; i++) await other.svc.publish('open', key, i)
+  t.ok(secondOnServer.writableLength > 0, 'bytes are queued for the stalled session stream')
+  const started = Date.now()
+  await other.close()
+  t.ok(Date.now() - started < 2000, `closed in ${Date.now() - started} ms`)
+  t.ok(secondOnServer.destroyed)
+})
