@@ -137,8 +137,13 @@ export interface SvcManifestOptions {
   invoke?: boolean | { maxSteps?: number, maxResultBytes?: number }
   /** Event and channel streams (§9). */
   realtime?: SvcRealtimeOptions
-  /** `true` or `{ path }` serves every command as an MCP tool over Streamable HTTP (default path `'/mcp'`). Default `false`. */
-  mcp?: boolean | { path?: string }
+  /**
+   * `true` or `{ path, … }` serves every command as an MCP tool over Streamable HTTP (default path `'/mcp'`).
+   * `maxSubscriptions`: distinct channel keys one listen or session may follow (default 100);
+   * `maxListensPerSubject`: listens and subscription sessions open at once per subject, or per remote
+   * address without a credential (default 8); `maxListens`: in all (default 1024). Default `false`.
+   */
+  mcp?: boolean | { path?: string, maxSubscriptions?: number, maxListensPerSubject?: number, maxListens?: number }
   /**
    * `true` or `{ path }` serves the human page: the manifest to browse, every command to try, the events to
    * watch (default path `'{basePath}/ui'`). Default `false`.
@@ -195,6 +200,18 @@ export interface RealtimeConfig {
 /** Where the MCP endpoint is served when `mcp` is `true`. */
 export const DEFAULT_MCP_PATH = '/mcp'
 
+/** The bounds of the MCP endpoint's listens and subscription sessions. */
+export interface McpLimits {
+  /** Distinct channel keys one listen or session may follow. */
+  maxSubscriptions: number
+  /** Listens and subscription sessions open at once per subject (per remote address without a credential). */
+  maxListensPerSubject: number
+  /** Listens and subscription sessions open at once in all. */
+  maxListens: number
+}
+
+export const DEFAULT_MCP_LIMITS: McpLimits = { maxSubscriptions: 100, maxListensPerSubject: 8, maxListens: 1024 }
+
 export interface InvokeLimits {
   maxSteps: number
   maxResultBytes: number
@@ -218,7 +235,7 @@ export interface Config {
   invoke: false | InvokeLimits
   realtime: RealtimeConfig
   /** `false` when the MCP endpoint is off. */
-  mcp: false | { path: string }
+  mcp: false | McpLimits & { path: string }
   /** `false` when the human page is off. */
   ui: false | { path: string }
   /** Normalised origins (`https://shop.example`); `'*'` among them accepts every origin. */
@@ -392,15 +409,21 @@ function readAllowedHosts (value: unknown): string[] {
 
 function readMcp (value: unknown): Config['mcp'] {
   if (value === undefined || value === false) return false
-  if (value === true) return { path: DEFAULT_MCP_PATH }
-  if (!isPlainObject(value)) fail('mcp', 'true, false or { path }', value)
-  onlyKeys(value, 'mcp', ['path'])
+  if (value === true) return { path: DEFAULT_MCP_PATH, ...DEFAULT_MCP_LIMITS }
+  if (!isPlainObject(value)) fail('mcp', 'true, false or { path, maxSubscriptions, maxListensPerSubject, maxListens }', value)
+  onlyKeys(value, 'mcp', ['path', 'maxSubscriptions', 'maxListensPerSubject', 'maxListens'])
   const { path = DEFAULT_MCP_PATH } = value
+  const read = { ...DEFAULT_MCP_LIMITS }
+  for (const name of Object.keys(DEFAULT_MCP_LIMITS) as Array<keyof McpLimits>) {
+    const given = value[name] ?? DEFAULT_MCP_LIMITS[name]
+    if (!Number.isSafeInteger(given) || (given as number) < 1) fail(`mcp.${name}`, 'a whole number, 1 or more', given)
+    read[name] = given as number
+  }
   // Also a URL in the manifest's Link header: no params, wildcards or spaces.
   if (typeof path !== 'string' || !/^\/[A-Za-z0-9\-._~%/]*$/.test(path)) {
     fail('mcp.path', 'a URL path starting with "/" of letters, digits, "-", ".", "_", "~", "%" and "/" (such as "/mcp")', path)
   }
-  return { path }
+  return { path, ...read }
 }
 
 /** The page's path defaults to `{basePath}/ui`, beside the endpoints it calls. */

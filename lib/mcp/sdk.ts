@@ -1,4 +1,4 @@
-import type { Server, createMcpHandler } from '@modelcontextprotocol/server'
+import type { Server, WebStandardStreamableHTTPServerTransport, createMcpHandler } from '@modelcontextprotocol/server'
 import type { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio'
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
 import { importOptional } from '../util/optional.js'
@@ -21,6 +21,8 @@ export interface McpSdk {
 
 export interface McpHttpSdk extends McpSdk {
   createMcpHandler: typeof createMcpHandler
+  /** The 2025 revisions' transport, for the sessions that hold subscriptions. */
+  WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport
 }
 
 export interface McpStdioSdk extends McpSdk {
@@ -34,7 +36,12 @@ export async function loadHttpSdk (): Promise<McpHttpSdk> {
     import('@modelcontextprotocol/server'),
     import('@modelcontextprotocol/server/validators/ajv')
   ]))
-  return { Server: server.Server, jsonSchemaValidator: new validation.AjvJsonSchemaValidator(), createMcpHandler: server.createMcpHandler }
+  return {
+    Server: server.Server,
+    jsonSchemaValidator: new validation.AjvJsonSchemaValidator(),
+    createMcpHandler: server.createMcpHandler,
+    WebStandardStreamableHTTPServerTransport: server.WebStandardStreamableHTTPServerTransport
+  }
 }
 
 /** The SDK with its stdio entry, for `svc-manifest mcp`. */

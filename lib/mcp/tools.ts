@@ -93,7 +93,8 @@ export interface ToolServerInfo {
 }
 
 /** Calls a command with a tool's arguments. */
-export type CallCommand = (command: string, args: Record<string, unknown>) => Promise<CallToolResult>
+/** `request`: the HTTP request the call came in, when the transport is HTTP. */
+export type CallCommand = (command: string, args: Record<string, unknown>, request?: Request) => Promise<CallToolResult>
 
 /**
  * An MCP server that offers `tools` and answers each call with `call`. The SDK's low-level `Server`: its
@@ -107,12 +108,12 @@ export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool
     jsonSchemaValidator: sdk.jsonSchemaValidator
   })
   server.setRequestHandler('tools/list', () => ({ tools }))
-  server.setRequestHandler('tools/call', async (request) => {
+  server.setRequestHandler('tools/call', async (request, context) => {
     const { name, arguments: args = {} } = request.params
     const command = byTool.get(name)
     // Thrown with a JSON-RPC code, the SDK answers it as that error, as the spec has it for an unknown tool.
     if (command === undefined) throw codedError(INVALID_PARAMS, `Unknown tool "${name}": tools/list names the tools.`)
-    return await call(command, args)
+    return await call(command, args, context.http?.req)
   })
   return server
 }

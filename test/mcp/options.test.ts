@@ -7,14 +7,17 @@ const ping = (app: FastifyInstance) => {
   app.get('/ping', { svc: { description: 'Pong' } }, async () => 'pong')
 }
 
-t.test('mcp must be true, false or { path } with a plain URL path', async (t) => {
+t.test('mcp must be true, false or { path, maxSubscriptions, maxListensPerSubject, maxListens } with a plain URL path and whole numbers', async (t) => {
   const cases: Array<[unknown, RegExp]> = [
-    ['yes', /"mcp" must be true, false or \{ path \}; got "yes"/],
-    [null, /"mcp" must be true, false or \{ path \}; got null/],
+    ['yes', /"mcp" must be true, false or \{ path, maxSubscriptions, maxListensPerSubject, maxListens \}; got "yes"/],
+    [null, /"mcp" must be true, false or \{ path, maxSubscriptions, maxListensPerSubject, maxListens \}; got null/],
     [{ path: 'mcp' }, /"mcp.path" must be a URL path starting with "\/"/],
     [{ path: '/mcp/:id' }, /"mcp.path" must be a URL path/],
     [{ path: 42 }, /"mcp.path" must be a URL path/],
-    [{ path: '/mcp', stateful: true }, /"mcp.stateful" must be absent \(mcp takes path\)/]
+    [{ path: '/mcp', stateful: true }, /"mcp.stateful" must be absent \(mcp takes path, maxSubscriptions, maxListensPerSubject and maxListens\)/],
+    [{ maxSubscriptions: 0 }, /"mcp.maxSubscriptions" must be a whole number, 1 or more; got 0/],
+    [{ maxListensPerSubject: 1.5 }, /"mcp.maxListensPerSubject" must be a whole number, 1 or more; got 1.5/],
+    [{ maxListens: '8' }, /"mcp.maxListens" must be a whole number, 1 or more; got "8"/]
   ]
   for (const [mcp, message] of cases) {
     await t.rejects(async () => { await Fastify().register(svcManifest, { ...requiredOptions, mcp } as unknown as SvcManifestOptions) }, { code: 'FST_SVC_INVALID_OPTION', message }, JSON.stringify(mcp))

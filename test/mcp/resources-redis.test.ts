@@ -3,7 +3,8 @@ import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
-import { httpClient } from '../helpers/mcp.js'
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import { httpClient, legacyHttpClient } from '../helpers/mcp.js'
 import { listening } from '../helpers/net.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
 
@@ -56,4 +57,25 @@ t.test('a key Redis cannot read: the read and the listen fail, nothing is left f
   const deadline = Date.now() + 5000
   while (updates.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
   t.same(updates, ['svc://cart/carol'])
+})
+
+t.test('2025-11-25: a publish on one instance reaches a subscriber whose session lives on another', async (t) => {
+  const a = await instance(t)
+  const b = await instance(t)
+  const onB = await legacyHttpClient(t, b.url)
+  const updates: string[] = []
+  onB.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => { updates.push(notification.params.uri) })
+  await onB.subscribeResource({ uri: 'svc://cart/dave' })
+  // The client opens its session's stream after initialize: publish until it is there.
+  const deadline = Date.now() + 5000
+  while (updates.length === 0 && Date.now() < deadline) {
+    await a.app.svc.publish('cart', 'dave', { items: ['mug'] })
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  t.equal(updates[0], 'svc://cart/dave')
+  const store = new Redis(redis.url)
+  t.teardown(() => store.quit())
+  await store.set('svc:Shop/channel/cart/eve', 'not a hash')
+  await t.rejects(onB.subscribeResource({ uri: 'svc://cart/eve' }), 'a key Redis cannot follow: the subscribe fails')
+  await t.rejects(onB.subscribeResource({ uri: 'svc://cart/eve' }), 'again: it was let go')
 })

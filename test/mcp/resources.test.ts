@@ -170,17 +170,17 @@ t.test('without auth everyone reads every key; a listen without resources follow
   t.equal(await subscription.closed, 'graceful')
 })
 
-t.test('2025 revisions (stateless): resources are read only, without subscriptions', async (t) => {
+t.test('2025 revisions: resources read in a session that offers subscriptions (test/mcp/subscriptions.test.ts)', async (t) => {
   const { app, url } = await channelsApp(t)
   await app.svc.publish('cart', 'alice', { items: ['mug'] })
   const v1 = await legacyHttpClient(t, url, alice)
-  t.same(v1.getServerCapabilities()?.resources, {}, 'no subscribe: the 2025 path has no stream to send updates on')
+  t.same(v1.getServerCapabilities()?.resources, { subscribe: true }, 'the session has a stream to send updates on')
   t.same((await v1.listResourceTemplates()).resourceTemplates.map((template) => template.uriTemplate), ['svc://cart/{key}', 'svc://room/{key}'])
   const { contents } = await v1.readResource({ uri: 'svc://cart/alice' })
   t.same(contents, [{ uri: 'svc://cart/alice', mimeType: 'application/json', text: '{"version":1,"state":{"items":["mug"]}}' }])
   await t.rejects(v1.readResource({ uri: 'svc://cart/bob' }), { code: -32003 })
   const v2 = await httpClient(t, url, alice, ['2025-06-18'])
-  t.same(v2.getServerCapabilities()?.resources, {})
+  t.same(v2.getServerCapabilities()?.resources, { subscribe: true })
   t.same((await readState(t, v2, 'svc://cart/alice')).state, { version: 1, state: { items: ['mug'] } })
 })
 
