@@ -3,7 +3,8 @@ import { FST_SVC_UNKNOWN_REF, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import type { ManifestField, ManifestParam, ManifestProperty } from '../manifest/types.js'
 import type { SharedTypes } from './shared-types.js'
 import { isPlainObject } from '../util/objects.js'
-import { MANIFEST_PRIMITIVES, MAX_DEPTH } from '../schema/keywords.js'
+import { COPIED_KEYWORDS, MANIFEST_PRIMITIVES } from '../manifest/keywords.js'
+import { MAX_DEPTH } from '../schema/keywords.js'
 import { propertiesOf, refName, type Schema, type TypeNames } from '../schema/schema.js'
 import { setOwn } from '../util/own-key.js'
 import { jsonCopy } from '../schema/json-values.js'
@@ -121,7 +122,7 @@ export interface SchemaLookup extends Pick<TypeNames, 'has' | 'nameOfId' | 'name
 /**
  * The descriptor of a field: `returns`, an `items`, a type's definition; with `required` when given (a
  * property of an object). A registered or shared type stays `{ type: 'Name' }` with the field's own
- * `default` and `description`; any other schema says, after its type, what it declares (see DESCRIBED),
+ * `default` and `description`; any other schema says, after its type, what it declares (lib/manifest/keywords.ts),
  * then its `items` and its `properties`, described the same way however deep, up to MAX_DEPTH.
  */
 export function describeField (schema: unknown, types: SchemaLookup, where: string, required?: boolean, depth = 0, leaveOut = true): ManifestField {
@@ -146,10 +147,10 @@ export function describeField (schema: unknown, types: SchemaLookup, where: stri
   if (allowed !== undefined) field.enum = jsonCopy(allowed, `${where} enum`) as unknown[]
   if (declaresAny(node) || (body !== node && declaresAny(body))) {
     const target = field as unknown as Record<string, unknown>
-    for (const [keyword, kind] of DESCRIBED) {
-      const value = node[keyword] ?? body[keyword]
-      if (kind === 'string' ? typeof value === 'string' : kind === 'number' ? Number.isFinite(value) : Number.isSafeInteger(value) && (value as number) >= 0) {
-        target[keyword] = value
+    for (const { key, value: kind } of COPIED_KEYWORDS) {
+      const value = node[key] ?? body[key]
+      if (kind === 'text' ? typeof value === 'string' : kind === 'number' ? Number.isFinite(value) : Number.isSafeInteger(value) && (value as number) >= 0) {
+        target[key] = value
       }
     }
   }
@@ -191,22 +192,16 @@ function describedOrLeftOut<T> (describe: () => T): T | undefined {
   }
 }
 
-/** The keywords a descriptor carries after `enum`, in its key order, with the kind of value each takes. */
-const DESCRIBED: ReadonlyArray<[string, 'string' | 'number' | 'count']> = [
-  ['format', 'string'], ['pattern', 'string'],
-  ['minimum', 'number'], ['maximum', 'number'], ['exclusiveMinimum', 'number'], ['exclusiveMaximum', 'number'],
-  ['minLength', 'count'], ['maxLength', 'count'], ['minItems', 'count'], ['maxItems', 'count']
-]
-
-const DESCRIBED_KEYWORDS: ReadonlySet<string> = new Set(DESCRIBED.map(([keyword]) => keyword))
+const COPIED: ReadonlySet<string> = new Set(COPIED_KEYWORDS.map(({ key }) => key))
 
 /**
- * Whether a schema has any keyword of DESCRIBED. Most have none, and their own few keys are read faster
- * than ten lookups by name (schemas come in many shapes, so each lookup is a slow one).
+ * Whether a schema has any of the keywords a descriptor copies (COPIED_KEYWORDS). Most have none, and their
+ * own few keys are read faster than ten lookups by name (schemas come in many shapes, so each lookup is a
+ * slow one).
  */
 function declaresAny (schema: Schema): boolean {
   for (const key in schema) {
-    if (DESCRIBED_KEYWORDS.has(key)) return true
+    if (COPIED.has(key)) return true
   }
   return false
 }

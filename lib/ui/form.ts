@@ -4,7 +4,7 @@
  * shape) becomes the params of the call. Pure, so it runs in Node's tests as in the browser.
  */
 import type { ManifestField } from '../manifest/types.js'
-import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
+import { JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
 
 /**
  * A field descriptor of the manifest: a param, a property, an array's items, a type. The wire format's own
