@@ -1,6 +1,9 @@
 // Checks DESIGN §12's rule that arrows between the parts of lib/ run one way: a part imports only from
-// itself and from the parts listed before it here (type imports included). Prints each import that points
-// the other way, and any part of lib/ missing from the list, and exits 1 if there is one.
+// itself and from the parts listed before it here (type imports included). A file beside a folder of the
+// same name (lib/schema.ts, lib/schema/) belongs to that folder's part: a reader takes them for one unit,
+// so an arrow between them and a third part both ways is a cycle too. Prints each import that points the
+// other way, each pair of parts that import each other, and any part of lib/ missing from the list, and
+// exits 1 if there is one.
 import { readdir, readFile } from 'node:fs/promises'
 import { dirname, join, normalize, relative } from 'node:path'
 
@@ -10,7 +13,7 @@ import { dirname, join, normalize, relative } from 'node:path'
  * entries.
  */
 const LAYERS = [
-  'errors.ts', 'problems.ts', 'util', 'schema', 'manifest', 'schema.ts', 'client', 'route-url.ts', 'options.ts',
+  'errors.ts', 'problems.ts', 'util', 'manifest', 'schema', 'client', 'route-url.ts', 'options.ts',
   'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'registry.ts', 'index.ts', 'cli'
 ]
 
@@ -18,6 +21,8 @@ const root = new URL('../lib/', import.meta.url).pathname
 const IMPORT = /(?:^|\n)\s*(?:import|export)\b[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g
 
 const problems = []
+/** Each part's imports of other parts: part → the parts it imports. */
+const arrows = new Map()
 for (const file of await sources(root)) {
   const from = partOf(file)
   if (!LAYERS.includes(from)) {
@@ -28,9 +33,15 @@ for (const file of await sources(root)) {
   for (const match of text.matchAll(IMPORT)) {
     const target = normalize(join(dirname(file), (match[1] ?? match[2]).replace(/\.js$/, '.ts')))
     const to = partOf(target)
+    if (to !== from) arrows.set(from, new Set([...arrows.get(from) ?? [], to]))
     if (to !== from && LAYERS.indexOf(to) > LAYERS.indexOf(from)) {
       problems.push(`lib/${relative(root, file)} imports lib/${relative(root, target)}: "${from}" comes before "${to}"`)
     }
+  }
+}
+for (const [from, targets] of arrows) {
+  for (const to of targets) {
+    if (from < to && arrows.get(to)?.has(from)) problems.push(`"${from}" and "${to}" import each other`)
   }
 }
 if (problems.length > 0) {
@@ -39,8 +50,11 @@ if (problems.length > 0) {
 }
 console.log('lib/: every import points to its own part or an earlier one')
 
+/** The part of lib/ a file is in: its folder, or the file itself at the top, joined to a folder of its name. */
 function partOf (file) {
-  return relative(root, file).split('/')[0]
+  const first = relative(root, file).split('/')[0]
+  const folder = first.replace(/\.ts$/, '')
+  return first !== folder && LAYERS.includes(folder) ? folder : first
 }
 
 async function sources (dir) {

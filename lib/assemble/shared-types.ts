@@ -1,6 +1,6 @@
 import { isPlainObject } from '../util/objects.js'
 import { TYPE_REFERENCE_PATTERN } from '../manifest/names.js'
-import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
+import { JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
 import { isFluentSchema, readSchema } from '../schema/fluent.js'
 import type { Schema } from '../schema/schema.js'
 

@@ -3,7 +3,8 @@ import { FST_SVC_UNKNOWN_REF, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import type { ManifestField, ManifestParam, ManifestProperty } from '../manifest/types.js'
 import type { SharedTypes } from './shared-types.js'
 import { isPlainObject } from '../util/objects.js'
-import { MANIFEST_PRIMITIVES, MAX_DEPTH } from '../schema/keywords.js'
+import { COPIED_KEYWORDS, MANIFEST_PRIMITIVES } from '../manifest/keywords.js'
+import { MAX_DEPTH } from '../schema/keywords.js'
 import { propertiesOf, refName, type Schema, type TypeNames } from '../schema/schema.js'
 import { setOwn } from '../util/own-key.js'
 import { jsonCopy } from '../schema/json-values.js'
@@ -119,17 +120,51 @@ export interface SchemaLookup extends Pick<TypeNames, 'has' | 'nameOfId' | 'name
 }
 
 /**
- * The descriptor of a field: `returns`, an `items`, a type's definition; with `required` when given (a
- * property of an object). A registered or shared type stays `{ type: 'Name' }` with the field's own
- * `default` and `description`; any other schema says, after its type, what it declares (see DESCRIBED),
- * then its `items` and its `properties`, described the same way however deep, up to MAX_DEPTH.
+ * What a nested part of a field that the manifest cannot name with one type does to the field — an `$ref`
+ * to something neither registered nor shared (a pointer into the route's own schema, `#/definitions/note`;
+ * a schema with its own `$id` inside it), or a union of several types
+ * (`items: { anyOf: [{ type: 'string' }, { type: 'number' }] }`):
+ * - `'leave-out'`: that part is the route's to check, so the manifest leaves it out (an array without
+ *   `items`, an object without `properties`) rather than describe it wrongly or refuse a route Fastify
+ *   validates. The field itself is still described. Params, return types and event fields.
+ * - `'refuse'`: the part is refused with the error naming it: a type's own property or items are the
+ *   type's fields, not a detail of one. Parts deeper down are left out as above.
+ * At the top level, a schema the manifest cannot name is always an error naming it.
  */
-export function describeField (schema: unknown, types: SchemaLookup, where: string, required?: boolean, depth = 0, leaveOut = true): ManifestField {
+export type DescribeMode = 'leave-out' | 'refuse'
+
+/** Where a field is described. */
+export interface DescribeContext {
+  types: SchemaLookup
+  /** The command and field, for error messages: `command "orders.create" param lines`. */
+  where: string
+  /** How many items and properties are above it, up to MAX_DEPTH. */
+  depth: number
+  /** Whether a caller must supply it, for a property of an object; a field that is none has no `required`. */
+  required?: boolean
+}
+
+/** A part the manifest cannot name with one type, and the error that says so. */
+export interface Unnamed {
+  unnamed: Error
+}
+
+/**
+ * The descriptor of a field: `returns`, an `items`, a type's definition; with `required` when the context
+ * gives it (a property of an object). A registered or shared type stays `{ type: 'Name' }` with the field's
+ * own `default` and `description`; any other schema says, after its type, what it declares (the keywords of
+ * lib/manifest/keywords.ts), then its `items` and its `properties`, described the same way however deep, up
+ * to MAX_DEPTH. A schema the manifest cannot name is returned as `Unnamed`; what `mode` does with a nested
+ * one, see DescribeMode. Any other problem (too deep, a default JSON cannot hold) is thrown: it refuses the
+ * field whole, however deep.
+ */
+export function describeField (schema: unknown, mode: DescribeMode, context: DescribeContext): ManifestField | Unnamed {
+  const { types, where, depth, required } = context
   if (depth > MAX_DEPTH) {
-    const error = new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: items and properties nest more than ${MAX_DEPTH} levels deep, or the schema contains itself. Register the repeating part as a type (the "types" option, or app.addSchema({ $id })) and refer to it with $ref.`)
-    throw Object.defineProperty(error, TOO_DEEP, { value: true })
+    throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: items and properties nest more than ${MAX_DEPTH} levels deep, or the schema contains itself. Register the repeating part as a type (the "types" option, or app.addSchema({ $id })) and refer to it with $ref.`)
   }
-  const type = typeNameOf(schema, types, where)
+  const type = nameOf(schema, types, where)
+  if (typeof type !== 'string') return type
   const node = schema as Schema
   const field: ManifestField = { type }
   if (required !== undefined) (field as ManifestProperty).required = required
@@ -146,67 +181,63 @@ export function describeField (schema: unknown, types: SchemaLookup, where: stri
   if (allowed !== undefined) field.enum = jsonCopy(allowed, `${where} enum`) as unknown[]
   if (declaresAny(node) || (body !== node && declaresAny(body))) {
     const target = field as unknown as Record<string, unknown>
-    for (const [keyword, kind] of DESCRIBED) {
-      const value = node[keyword] ?? body[keyword]
-      if (kind === 'string' ? typeof value === 'string' : kind === 'number' ? Number.isFinite(value) : Number.isSafeInteger(value) && (value as number) >= 0) {
-        target[keyword] = value
+    for (const { key, value: kind } of COPIED_KEYWORDS) {
+      const value = node[key] ?? body[key]
+      if (kind === 'text' ? typeof value === 'string' : kind === 'number' ? Number.isFinite(value) : Number.isSafeInteger(value) && (value as number) >= 0) {
+        target[key] = value
       }
     }
   }
-  const nested = leaveOut ? describedOrLeftOut : describedWhole
   if (type === 'array' && isPlainObject(body.items)) {
-    const items = nested(() => describeField(body.items, types, `${where}[]`, undefined, depth + 1))
+    const items = nested(mode, describeField(body.items, 'leave-out', { types, where: `${where}[]`, depth: depth + 1 }))
     if (items !== undefined) field.items = items
   }
   if (type === 'object' && propertiesOf(body) !== undefined) {
-    const properties = nested(() => propertiesOfSchema(body, types, where, depth + 1))
+    const properties = nested(mode, propertiesOfSchema(body, { types, where, depth: depth + 1 }))
     if (properties !== undefined) field.properties = properties
   }
   return field
 }
 
-/** Marks the depth error, which a nested part passes on: a schema that contains itself is refused whole. */
-const TOO_DEEP = Symbol('too deep')
-
-/**
- * A nested part of a field that the manifest cannot name with one type — an `$ref` to something neither
- * registered nor shared (a pointer into the route's own schema, `#/definitions/note`; a schema with its own
- * `$id` inside it), or a union of several types (`items: { anyOf: [{ type: 'string' }, { type: 'number' }] }`)
- * — is the route's to check: the manifest leaves that part out (an array without `items`, an object without
- * `properties`) rather than describe it wrongly or refuse a route Fastify validates. The field itself is
- * still described, and at the top level the same schema stays an error naming it, as does a type's own
- * property (which is the type's field, not a detail of one).
- */
-function describedWhole<T> (describe: () => T): T {
-  return describe()
-}
-
-function describedOrLeftOut<T> (describe: () => T): T | undefined {
+/** The manifest type name of a schema, or, when the manifest cannot name it, the error that says why. */
+function nameOf (schema: unknown, types: SchemaLookup, where: string): string | Unnamed {
   try {
-    return describe()
+    return typeNameOf(schema, types, where)
   } catch (error) {
     const { code } = error as { code?: unknown }
-    if ((code === 'FST_SVC_UNKNOWN_REF' || code === 'FST_SVC_UNMAPPABLE_SCHEMA') && (error as Record<symbol, unknown>)[TOO_DEEP] !== true) return undefined
-    throw error
+    /* c8 ignore next -- typeNameOf throws only these two codes; anything else would be a bug, passed on as it is */
+    if (code !== 'FST_SVC_UNKNOWN_REF' && code !== 'FST_SVC_UNMAPPABLE_SCHEMA') throw error
+    return { unnamed: error as Error }
   }
 }
 
-/** The keywords a descriptor carries after `enum`, in its key order, with the kind of value each takes. */
-const DESCRIBED: ReadonlyArray<[string, 'string' | 'number' | 'count']> = [
-  ['format', 'string'], ['pattern', 'string'],
-  ['minimum', 'number'], ['maximum', 'number'], ['exclusiveMinimum', 'number'], ['exclusiveMaximum', 'number'],
-  ['minLength', 'count'], ['maxLength', 'count'], ['minItems', 'count'], ['maxItems', 'count']
-]
+/** A nested part: left out when unnamed, or refused with its error (see DescribeMode). */
+function nested<T extends object> (mode: DescribeMode, part: T | Unnamed): T | undefined {
+  if (!isUnnamed(part)) return part
+  if (mode === 'refuse') throw part.unnamed
+  return undefined
+}
 
-const DESCRIBED_KEYWORDS: ReadonlySet<string> = new Set(DESCRIBED.map(([keyword]) => keyword))
+function isUnnamed (part: object): part is Unnamed {
+  return Object.hasOwn(part, 'unnamed')
+}
+
+/** A top-level field, which the manifest must name: its error otherwise. */
+function named<T extends object> (part: T | Unnamed): T {
+  if (isUnnamed(part)) throw part.unnamed
+  return part
+}
+
+const COPIED: ReadonlySet<string> = new Set(COPIED_KEYWORDS.map(({ key }) => key))
 
 /**
- * Whether a schema has any keyword of DESCRIBED. Most have none, and their own few keys are read faster
- * than ten lookups by name (schemas come in many shapes, so each lookup is a slow one).
+ * Whether a schema has any of the keywords a descriptor copies (COPIED_KEYWORDS). Most have none, and their
+ * own few keys are read faster than ten lookups by name (schemas come in many shapes, so each lookup is a
+ * slow one).
  */
 function declaresAny (schema: Schema): boolean {
   for (const key in schema) {
-    if (DESCRIBED_KEYWORDS.has(key)) return true
+    if (COPIED.has(key)) return true
   }
   return false
 }
@@ -247,15 +278,18 @@ function allowedValues (node: Schema): unknown[] | undefined {
 }
 
 /**
- * The property descriptors of an object schema, in declaration order. `required` means the caller must
- * send it: listed in `required` and without a `default` (Fastify's Ajv fills defaults in before it checks
- * `required`). A property named `__proto__` is a property like any other (see setOwn).
+ * The property descriptors of an object schema, in declaration order, or the first property the manifest
+ * cannot name. `required` means the caller must send it: listed in `required` and without a `default`
+ * (Fastify's Ajv fills defaults in before it checks `required`). A property named `__proto__` is a property
+ * like any other (see setOwn).
  */
-function propertiesOfSchema (schema: Schema, types: SchemaLookup, where: string, depth: number): Record<string, ManifestProperty> {
+function propertiesOfSchema (schema: Schema, context: Omit<DescribeContext, 'required'>): Record<string, ManifestProperty> | Unnamed {
   const properties = propertiesOf(schema) as Record<string, unknown>
   const out: Record<string, ManifestProperty> = {}
   for (const name of Object.keys(properties)) {
-    setOwn(out, name, describeField(properties[name], types, `${where}.${name}`, isRequired(schema, name, properties[name]), depth) as ManifestProperty)
+    const property = describeField(properties[name], 'leave-out', { ...context, where: `${context.where}.${name}`, required: isRequired(schema, name, properties[name]) })
+    if (isUnnamed(property)) return property
+    setOwn(out, name, property)
   }
   return out
 }
@@ -267,18 +301,18 @@ function isRequired (schema: Schema, name: string, property: unknown): boolean {
 
 /** The descriptor of a return type, an `items` or a type's definition: no `required`. */
 export function typeRefOf (schema: unknown, types: SchemaLookup, where: string): ManifestField {
-  return describeField(schema, types, where)
+  return named(describeField(schema, 'leave-out', { types, where, depth: 0 }))
 }
 
 /** A type's definition: a copy without its `$id`, so that neither its id nor its identity names it. */
 export function describeType (schema: Schema, types: SchemaLookup, where: string): ManifestField {
   const { $id, ...rest } = schema
-  return describeField(rest, types, where, undefined, 0, false)
+  return named(describeField(rest, 'refuse', { types, where, depth: 0 }))
 }
 
 /** `{ field: descriptor }` for every property of an object schema (an event's data), with `required`. */
 export function fieldsOf (schema: Schema, types: SchemaLookup, where: string): Record<string, ManifestProperty> {
-  return propertiesOf(schema) === undefined ? {} : propertiesOfSchema(schema, types, where, 1)
+  return propertiesOf(schema) === undefined ? {} : named(propertiesOfSchema(schema, { types, where, depth: 1 }))
 }
 
 /**
@@ -287,5 +321,6 @@ export function fieldsOf (schema: Schema, types: SchemaLookup, where: string): R
  */
 export function paramOf (schema: Schema, name: string, types: SchemaLookup, where: string, alwaysRequired: boolean): ManifestParam {
   const property = (propertiesOf(schema) as Record<string, unknown>)[name]
-  return describeField(property, types, `${where}.${name}`, alwaysRequired || isRequired(schema, name, property), 1) as ManifestParam
+  const required = alwaysRequired || isRequired(schema, name, property)
+  return named(describeField(property, 'leave-out', { types, where: `${where}.${name}`, depth: 1, required })) as ManifestParam
 }

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
+import { DESCRIPTOR_KEYWORDS } from '../manifest/keywords.js'
 import type { ManifestField, ManifestProperty } from '../manifest/types.js'
 import { eachName, show, type ChangeLog } from './changes.js'
 
@@ -97,46 +98,39 @@ function diffItems (log: ChangeLog, where: Where, old?: ManifestField, now?: Man
   diffDetails(log, at, old, now)
 }
 
-/** A bound that refuses more values when it rises (`minimum`) or when it falls (`maximum`). */
-const BOUNDS: ReadonlyArray<{ key: keyof ManifestField & string, tightens: 'rises' | 'falls' }> = [
-  { key: 'minimum', tightens: 'rises' },
-  { key: 'maximum', tightens: 'falls' },
-  { key: 'exclusiveMinimum', tightens: 'rises' },
-  { key: 'exclusiveMaximum', tightens: 'falls' },
-  { key: 'minLength', tightens: 'rises' },
-  { key: 'maxLength', tightens: 'falls' },
-  { key: 'minItems', tightens: 'rises' },
-  { key: 'maxItems', tightens: 'falls' }
-]
-
+/** The constraints of a field, each as the keyword table says a change of it tightens; annotations are compared elsewhere. */
 function diffConstraints (log: ChangeLog, where: Where, old: ManifestField, now: ManifestField): void {
-  diffEnum(log, where, old.enum, now.enum)
-  for (const key of ['format', 'pattern'] as const) {
-    const was = old[key]
-    const is = now[key]
-    if (was === is) continue
-    // A new or another format or pattern can refuse values the old one let through; dropping one cannot.
-    const what = was === undefined ? `${show(is)} added` : is === undefined ? `${show(was)} removed` : `changed from ${show(was)} to ${show(is)}`
-    log.add(is !== undefined, 'constraint.changed', where.name, `${where.subject}: ${key} ${what}`, `${where.path}.${key}`)
+  for (const { key, tightens } of DESCRIPTOR_KEYWORDS) {
+    if (tightens === 'never') continue
+    if (tightens === 'narrows') diffEnum(log, where, old.enum, now.enum)
+    else if (tightens === 'changes') diffChanged(log, where, key, old[key], now[key])
+    else diffBound(log, where, key, tightens, old[key], now[key])
   }
-  for (const { key, tightens } of BOUNDS) {
-    const was = old[key] as number | undefined
-    const is = now[key] as number | undefined
-    if (was === is) continue
-    let what: string
-    let breaking: boolean
-    if (was === undefined) {
-      what = `${show(is)} added`
-      breaking = true
-    } else if (is === undefined) {
-      what = `${show(was)} removed`
-      breaking = false
-    } else {
-      breaking = tightens === 'rises' ? is > was : is < was
-      what = `${is > was ? 'raised' : 'lowered'} from ${show(was)} to ${show(is)}`
-    }
-    log.add(breaking, 'constraint.changed', where.name, `${where.subject}: ${key} ${what}`, `${where.path}.${key}`)
+}
+
+/** A new or another format or pattern can refuse values the old one let through; dropping one cannot. */
+function diffChanged (log: ChangeLog, where: Where, key: string, was: unknown, is: unknown): void {
+  if (was === is) return
+  const what = was === undefined ? `${show(is)} added` : is === undefined ? `${show(was)} removed` : `changed from ${show(was)} to ${show(is)}`
+  log.add(is !== undefined, 'constraint.changed', where.name, `${where.subject}: ${key} ${what}`, `${where.path}.${key}`)
+}
+
+/** A bound that refuses more values when it rises (`minimum`) or when it falls (`maximum`); a new one breaks. */
+function diffBound (log: ChangeLog, where: Where, key: string, tightens: 'rises' | 'falls', was?: number, is?: number): void {
+  if (was === is) return
+  let what: string
+  let breaking: boolean
+  if (was === undefined) {
+    what = `${show(is)} added`
+    breaking = true
+  } else if (is === undefined) {
+    what = `${show(was)} removed`
+    breaking = false
+  } else {
+    breaking = tightens === 'rises' ? is > was : is < was
+    what = `${is > was ? 'raised' : 'lowered'} from ${show(was)} to ${show(is)}`
   }
+  log.add(breaking, 'constraint.changed', where.name, `${where.subject}: ${key} ${what}`, `${where.path}.${key}`)
 }
 
 /** Values compared as a set, by value: one that goes narrows the enum, as does an enum where there was none. */

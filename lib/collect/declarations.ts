@@ -9,7 +9,7 @@ import type { Config, JsonSchema, SvcChannelAuthorize, SvcChannelOptions, SvcEve
 import { isPlainObject } from '../util/objects.js'
 import { assertDescription, assertName } from './checks.js'
 import { inspectSchema } from '../schema/check.js'
-import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
+import { JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
 
 export interface EventEntry { description: string, data?: Schema }
 export interface ChannelEntry { description: string, authorize?: SvcChannelAuthorize }

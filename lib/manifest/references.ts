@@ -1,4 +1,4 @@
-import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
+import { JSON_SCHEMA_TYPES } from './keywords.js'
 import type { Manifest, ManifestField } from './types.js'
 
 /** The maps of a manifest that hold descriptors; a reader's manifest may lack `events` and `types`. */

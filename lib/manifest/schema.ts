@@ -1,4 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Type, type TOptional, type TSchema } from '@sinclair/typebox'
+import { DESCRIPTOR_KEYWORDS } from './keywords.js'
 import { AUTH_SCHEME_PATTERN, DOTTED_NAME_PATTERN, TYPE_REFERENCE_PATTERN } from './names.js'
 
 /**
@@ -28,24 +29,24 @@ function FieldMap<T extends TSchema> (value: T) {
   return Type.Record(Type.String(), value)
 }
 
+/** The TypeBox schema of each kind of keyword value of the table in lib/manifest/keywords.ts. */
+const KEYWORD_VALUES = {
+  json: Type.Unknown(),
+  choices: Type.Array(Type.Unknown(), { minItems: 1 }),
+  text: Type.String(),
+  number: Type.Number(),
+  count: Count
+}
+type KeywordValues = typeof KEYWORD_VALUES
+type KeywordSchemas = { [K in typeof DESCRIPTOR_KEYWORDS[number] as K['key']]: TOptional<KeywordValues[K['value']]> }
+
 /**
  * What a field's schema declares, in this key order after `type` (and `required`, on properties): what a
- * caller needs to build a valid value from the manifest alone. `items` and `properties` nest descriptors.
+ * caller needs to build a valid value from the manifest alone. The keywords come from the table of
+ * lib/manifest/keywords.ts, in its order; `items` and `properties` nest descriptors.
  */
 const descriptorKeywords = {
-  default: Type.Optional(Type.Unknown()),
-  description: Type.Optional(Type.String()),
-  enum: Type.Optional(Type.Array(Type.Unknown(), { minItems: 1 })),
-  format: Type.Optional(Type.String()),
-  pattern: Type.Optional(Type.String()),
-  minimum: Type.Optional(Type.Number()),
-  maximum: Type.Optional(Type.Number()),
-  exclusiveMinimum: Type.Optional(Type.Number()),
-  exclusiveMaximum: Type.Optional(Type.Number()),
-  minLength: Type.Optional(Count),
-  maxLength: Type.Optional(Count),
-  minItems: Type.Optional(Count),
-  maxItems: Type.Optional(Count),
+  ...Object.fromEntries(DESCRIPTOR_KEYWORDS.map(({ key, value }) => [key, Type.Optional(KEYWORD_VALUES[value])])) as KeywordSchemas,
   items: Type.Optional(Type.Ref('ManifestField')),
   properties: Type.Optional(FieldMap(Type.Ref('ManifestProperty')))
 }

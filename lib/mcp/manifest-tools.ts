@@ -3,7 +3,7 @@ import type { ManifestField, ManifestParam, ManifestProperty, ManifestType, Read
 import { controlCharacters } from '../util/control-characters.js'
 import type { Properties } from './catalog-tools.js'
 import { annotationsOf, toolNames, toolTitleOf, type ToolServerInfo } from './tools.js'
-import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
+import { DESCRIPTOR_KEYWORDS, JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
 
 /** Every control character of the list: none belongs in a name. */
 const CONTROLS = controlCharacters()
@@ -47,16 +47,17 @@ function readable (text: string): string {
   return text.replace(HIDDEN, '')
 }
 
-/** Descriptor keywords copied as they are: numbers, which carry no text. */
-const BOUNDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'minItems', 'maxItems'] as const
+/** The descriptor's keywords after its `description`, which is text for people and is made `readable` instead. */
+const KEYWORDS = DESCRIPTOR_KEYWORDS.filter(({ key }) => key !== 'description')
 
 /**
  * The JSON Schema of a command's params from its manifest entry: each param as its descriptor says (type,
- * description, default, `enum`, `format`, `pattern`, bounds), inline objects with their `properties` and
+ * description, then every keyword of lib/manifest/keywords.ts), inline objects with their `properties` and
  * `required` list and arrays with their `items`, however deep; a registered type as a `$ref` to its
  * definition under `$defs`, built the same way; `required` as the manifest says. Descriptions are
- * `readable`; a default, enum, format or pattern with a control character anywhere in it is left out (the
- * service still applies and checks it), so that no altered value is offered to be sent.
+ * `readable`; any other keyword with a control character anywhere in it (a default, an enum, a format, a
+ * pattern; numbers have none) is left out (the service still applies and checks it), so that no altered
+ * value is offered to be sent.
  */
 export function inputSchemaOfParams (params: Record<string, ManifestParam>, types: Record<string, ManifestType>): Tool['inputSchema'] {
   const defs: Record<string, object> = Object.create(null)
@@ -73,10 +74,9 @@ export function inputSchemaOfParams (params: Record<string, ManifestParam>, type
   const schemaOf = (field: ManifestField): Record<string, unknown> => {
     const schema = typeOf(field.type)
     if (field.description !== undefined) schema.description = readable(field.description)
-    for (const key of ['default', 'enum', 'format', 'pattern'] as const) {
+    for (const { key } of KEYWORDS) {
       if (field[key] !== undefined && !hidesControls(field[key])) schema[key] = field[key]
     }
-    for (const key of BOUNDS) if (field[key] !== undefined) schema[key] = field[key]
     if (field.items !== undefined) schema.items = schemaOf(field.items)
     if (field.properties !== undefined) Object.assign(schema, objectOf(field.properties))
     return schema

@@ -1,7 +1,8 @@
 import { describeValue } from '../util/describe.js'
 import { FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import { jsonCopy } from './json-values.js'
-import { JSON_SCHEMA_TYPES, MAX_DEPTH, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_VALUES } from './keywords.js'
+import { JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
+import { MAX_DEPTH, SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_VALUES } from './keywords.js'
 
 /** Keywords that hold JSON values rather than schemas. */
 const VALUE_KEYWORDS = new Set(['default', 'examples'])

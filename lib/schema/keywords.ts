@@ -1,13 +1,8 @@
 /**
- * What the plugin knows of JSON Schema's vocabulary, each fact once: the type names, the keywords that
- * hold subschemas, and how deep a schema or a value may nest.
+ * What the plugin knows of JSON Schema's vocabulary, each fact once: the keywords that hold subschemas, and
+ * how deep a schema or a value may nest. The type names, which descriptors carry too, are the wire format's
+ * (lib/manifest/keywords.ts).
  */
-
-/** JSON Schema's type names. The manifest serves them all but `integer`, which it maps to `number`. */
-export const JSON_SCHEMA_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null'])
-
-/** The type names a manifest serves for JSON types: JSON Schema's, `integer` aside. */
-export const MANIFEST_PRIMITIVES: ReadonlySet<string> = new Set([...JSON_SCHEMA_TYPES].filter((type) => type !== 'integer'))
 
 /**
  * How many levels a schema, or a value in one, may nest. Real schemas nest a handful; one that contains

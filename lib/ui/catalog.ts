@@ -2,7 +2,7 @@
  * The manifest as the human page reads it, without a DOM: the fields it shows (both layouts, and the fields
  * DESIGN §4 adds: auth levels, scopes, examples, deprecation), commands grouped by tag, and the filter.
  */
-import type { Descriptor } from './form.js'
+import type { Descriptor } from './form-fields.js'
 
 export interface PageExample {
   title?: string

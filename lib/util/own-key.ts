@@ -7,3 +7,8 @@ export function setOwn (object: Record<string, unknown>, key: string, value: unk
   if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
   else object[key] = value
 }
+
+/** The value of an own property only: `__proto__`, `constructor` and the like are ordinary keys, never inherited. */
+export function ownValue<T> (object: Readonly<Record<string, T>>, key: string): T | undefined {
+  return Object.hasOwn(object, key) ? object[key] : undefined
+}

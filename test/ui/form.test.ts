@@ -1,8 +1,9 @@
 import t from 'tap'
 import {
-  collectParams, fieldOf, formOf, htmlPattern, rawOf, typed,
+  fieldOf, formOf, htmlPattern,
   type ArrayField, type ChoiceField, type Descriptor, type Field, type JsonField, type NumberField, type ObjectField, type TextField
-} from '../../lib/ui/form.js'
+} from '../../lib/ui/form-fields.js'
+import { collectParams, rawOf, typed } from '../../lib/ui/form-params.js'
 
 // The page's forms without a browser: descriptors (DESIGN §4) → fields, what was typed → params.
 

@@ -4,7 +4,8 @@
  * same call is shown as `curl` and as a pipeline step, as the form is filled in.
  */
 import { authScheme, hintPhrases, type PageCommand, type PageManifest } from '../catalog.js'
-import { collectParams, formOf, rawOf, type Descriptor, type ObjectField } from '../form.js'
+import { formOf, type Descriptor, type ObjectField } from '../form-fields.js'
+import { collectParams, rawOf } from '../form-params.js'
 import { curlOf, executeBody, pipelineStepOf, type Endpoints } from '../requests.js'
 import { copyable, h, jsonView, replace, type Child } from './dom.js'
 import { renderFields, type Control } from './form-view.js'

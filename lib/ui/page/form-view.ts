@@ -1,9 +1,10 @@
 /*
- * Renders the fields of lib/ui/form.ts as labelled inputs, and reads back what was typed as a tree of raw
+ * Renders the fields of lib/ui/form-fields.ts as labelled inputs, and reads back what was typed as a tree of raw
  * strings of the same shape. Every input has a label (`for`) and its description and constraints as its
  * accessible description, so the form reads the same with a screen reader and the keyboard alone.
  */
-import { rawOf, type ArrayField, type Field, type ObjectField, type Raw, type RawObject } from '../form.js'
+import type { ArrayField, Field, ObjectField } from '../form-fields.js'
+import { rawOf, type Raw, type RawObject } from '../form-params.js'
 import { h, uid, type Child } from './dom.js'
 
 export interface Control {
@@ -39,7 +40,7 @@ function readObject (controls: Map<string, Control>): RawObject {
 
 /**
  * One field. `mandatory`: the field and every object above it are required, so the browser may insist
- * on it (`required`); inside an optional object the mark is shown, and lib/ui/form.ts checks it once the
+ * on it (`required`); inside an optional object the mark is shown, and lib/ui/form-params.ts checks it once the
  * object is given.
  */
 function renderField (field: Field, raw: Raw, label: string, mandatory: boolean): Control {

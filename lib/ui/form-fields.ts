@@ -1,14 +1,17 @@
 /*
  * The human page's forms, without a DOM: a command's params (the manifest's field descriptors, DESIGN §4)
- * become a tree of fields the page renders, and what a visitor typed (a tree of raw strings of the same
- * shape) becomes the params of the call. Pure, so it runs in Node's tests as in the browser.
+ * become a tree of fields the page renders; lib/ui/form-params.ts turns what a visitor typed into the params
+ * of the call. Pure, so it runs in Node's tests as in the browser. What it imports of the package at run time
+ * is plain data and pure functions without imports of their own (the wire format's keyword table and type
+ * names), which the page's bundle takes in.
  */
+import { DESCRIPTOR_KEYWORDS, JSON_SCHEMA_TYPES, type DescriptorKeywordName } from '../manifest/keywords.js'
 import type { ManifestField } from '../manifest/types.js'
-import { JSON_SCHEMA_TYPES } from '../schema/keywords.js'
+import { ownValue } from '../util/own-key.js'
 
 /**
  * A field descriptor of the manifest: a param, a property, an array's items, a type. The wire format's own
- * type (a type-only import: nothing of the plugin reaches the browser), with `required` where it is given.
+ * type, with `required` where it is given.
  */
 export type Descriptor = ManifestField & { required?: boolean }
 
@@ -85,16 +88,6 @@ export interface JsonField extends FieldBase {
 
 export type Field = TextField | NumberField | BooleanField | ChoiceField | ObjectField | ArrayField | JsonField
 
-/** What a visitor typed: a string per input, an object per object field, an array per array field. */
-export type Raw = string | RawObject | Raw[]
-export interface RawObject { [name: string]: Raw }
-
-export interface Problem {
-  /** The field's path (`''` for the form itself). */
-  path: string
-  message: string
-}
-
 /** Formats an input type checks for itself; the others get an example as placeholder. */
 const INPUT_OF_FORMAT: Readonly<Record<string, TextField['input']>> = { email: 'email', uri: 'url', url: 'url', iri: 'url', date: 'date' }
 const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {
@@ -122,7 +115,7 @@ export function fieldOf (name: string, path: string, descriptor: Descriptor, typ
   const base = { name, path, required: descriptor.required === true }
   const type = typeOf(descriptor)
   if (!JSON_SCHEMA_TYPES.has(type)) {
-    const definition = Object.hasOwn(types, type) ? types[type] : undefined
+    const definition = ownValue(types, type)
     if (definition === undefined || seen.includes(type)) {
       const why = definition === undefined ? 'not described by the manifest: JSON' : 'contains itself: JSON'
       return withDetails({ ...base, kind: 'json', typeName: type, typeLabel: type, constraints: [why], placeholder: '{}' }, descriptor)
@@ -155,9 +148,9 @@ function shapeOf (base: { name: string, path: string, required: boolean }, descr
   }
   switch (typeLabel) {
     case 'string':
-      return textField(base, descriptor, constraints)
+      return textField(base, descriptor)
     case 'number':
-      return numberField(base, descriptor, constraints)
+      return numberField(base, descriptor)
     case 'boolean':
       return { ...base, kind: 'boolean', typeLabel, constraints }
     case 'object':
@@ -170,65 +163,79 @@ function shapeOf (base: { name: string, path: string, required: boolean }, descr
         fields: Object.entries(descriptor.properties).map(([key, property]) => fieldOf(key, joinPath(base.path, key), property, types, seen))
       }
     case 'array':
-      return arrayField(base, descriptor, types, seen, constraints)
+      return arrayField(base, descriptor, types, seen)
     default:
       // `null`, the one JSON type left.
       return { ...base, kind: 'json', typeLabel, constraints: ['JSON'], placeholder: 'null' }
   }
 }
 
-function textField (base: { name: string, path: string, required: boolean }, descriptor: Descriptor, constraints: string[]): TextField {
-  const field: TextField = { ...base, kind: 'text', typeLabel: 'string', constraints, input: 'text' }
+function textField (base: { name: string, path: string, required: boolean }, descriptor: Descriptor): TextField {
+  const field: TextField = { ...base, kind: 'text', typeLabel: 'string', constraints: constraintsOf(descriptor, 'string'), input: 'text' }
   const { format, pattern, minLength, maxLength } = descriptor
   if (format !== undefined) {
     field.input = INPUT_OF_FORMAT[format] ?? 'text'
     if (Object.hasOwn(FORMAT_EXAMPLES, format)) field.placeholder = FORMAT_EXAMPLES[format]
-    constraints.push(`format: ${format}`)
   }
   if (minLength !== undefined) field.minLength = minLength
   if (maxLength !== undefined) field.maxLength = maxLength
-  const length = rangeText(minLength, maxLength, 'character')
-  if (length !== undefined) constraints.push(length)
   if (pattern !== undefined) {
-    constraints.push(`pattern: ${pattern}`)
     const attribute = htmlPattern(pattern)
     if (attribute !== undefined) field.pattern = attribute
   }
   return field
 }
 
-function numberField (base: { name: string, path: string, required: boolean }, descriptor: Descriptor, constraints: string[]): NumberField {
-  const field: NumberField = { ...base, kind: 'number', typeLabel: 'number', constraints }
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = descriptor
-  if (minimum !== undefined) {
-    field.min = minimum
-    constraints.push(`≥ ${minimum}`)
-  }
-  if (exclusiveMinimum !== undefined) {
-    field.min ??= exclusiveMinimum
-    constraints.push(`> ${exclusiveMinimum}`)
-  }
-  if (maximum !== undefined) {
-    field.max = maximum
-    constraints.push(`≤ ${maximum}`)
-  }
-  if (exclusiveMaximum !== undefined) {
-    field.max ??= exclusiveMaximum
-    constraints.push(`< ${exclusiveMaximum}`)
-  }
+/** An exclusive bound is also the input's `min` or `max` when there is no inclusive one (the route checks the rest). */
+function numberField (base: { name: string, path: string, required: boolean }, descriptor: Descriptor): NumberField {
+  const field: NumberField = { ...base, kind: 'number', typeLabel: 'number', constraints: constraintsOf(descriptor, 'number') }
+  const min = descriptor.minimum ?? descriptor.exclusiveMinimum
+  const max = descriptor.maximum ?? descriptor.exclusiveMaximum
+  if (min !== undefined) field.min = min
+  if (max !== undefined) field.max = max
   return field
 }
 
-function arrayField (base: { name: string, path: string, required: boolean }, descriptor: Descriptor, types: TypeMap, seen: readonly string[], constraints: string[]): Field {
+function arrayField (base: { name: string, path: string, required: boolean }, descriptor: Descriptor, types: TypeMap, seen: readonly string[]): Field {
   if (descriptor.items === undefined) return { ...base, kind: 'json', typeLabel: 'array', constraints: ['JSON array'], placeholder: '[]' }
   const item = fieldOf('', `${base.path}[]`, { ...descriptor.items, required: true }, types, seen)
-  const field: ArrayField = { ...base, kind: 'array', typeLabel: 'array', constraints, item }
+  const field: ArrayField = { ...base, kind: 'array', typeLabel: 'array', constraints: constraintsOf(descriptor, 'array'), item }
   const { minItems, maxItems } = descriptor
   if (minItems !== undefined) field.minItems = minItems
   if (maxItems !== undefined) field.maxItems = maxItems
-  const count = rangeText(minItems, maxItems, 'item')
-  if (count !== undefined) constraints.push(count)
   return field
+}
+
+/** How a bound reads beside a field; any other keyword reads `keyword: value` (`format: email`). */
+const PHRASES: Partial<Record<DescriptorKeywordName, string>> = { minimum: '≥', exclusiveMinimum: '>', maximum: '≤', exclusiveMaximum: '<' }
+
+/** Counts that read as one range (`2 to 8 characters`): the lower keyword, the upper one, what is counted. */
+const RANGES: ReadonlyArray<{ min: DescriptorKeywordName, max: DescriptorKeywordName, unit: string }> = [
+  { min: 'minLength', max: 'maxLength', unit: 'character' },
+  { min: 'minItems', max: 'maxItems', unit: 'item' }
+]
+
+/**
+ * What a descriptor constrains of a field of `kind` (`string`, `number`, `array`), as short texts in the
+ * order of the keyword table (lib/manifest/keywords.ts), so a keyword added there shows here too. The
+ * keywords of every kind (`default`, `description`, `enum`) are shown their own way.
+ */
+function constraintsOf (descriptor: Descriptor, kind: string): string[] {
+  const texts: string[] = []
+  for (const { key, kind: of } of DESCRIPTOR_KEYWORDS) {
+    if (of !== kind) continue
+    const range = RANGES.find(({ min, max }) => key === min || key === max)
+    if (range !== undefined) {
+      const text = key === range.min ? rangeText(descriptor[range.min] as number | undefined, descriptor[range.max] as number | undefined, range.unit) : undefined
+      if (text !== undefined) texts.push(text)
+      continue
+    }
+    const value = descriptor[key]
+    if (value === undefined) continue
+    const phrase = PHRASES[key]
+    texts.push(phrase === undefined ? `${key}: ${String(value)}` : `${phrase} ${String(value)}`)
+  }
+  return texts
 }
 
 /** Description and default, which every kind of field shows the same way. */
@@ -249,7 +256,8 @@ function rangeText (min: number | undefined, max: number | undefined, unit: stri
   return undefined
 }
 
-function joinPath (parent: string, key: string): string {
+/** The path of the property `key` of the field at `parent`: `address.lines`. */
+export function joinPath (parent: string, key: string): string {
   return parent === '' ? key : `${parent}.${key}`
 }
 
@@ -267,165 +275,4 @@ export function htmlPattern (pattern: string): string | undefined {
   } catch {
     return undefined
   }
-}
-
-/**
- * What the inputs of a field start with: `value` when given (an example's params, say), else the field's
- * default; each property of an object falls back to its own default, and an array has at least `minItems`
- * items.
- */
-export function rawOf (field: Field, value?: unknown): Raw {
-  const given = value === undefined ? field.default : value
-  switch (field.kind) {
-    case 'object': {
-      const object = isPlainObject(given) ? given : {}
-      const raw: RawObject = Object.create(null)
-      for (const child of field.fields) raw[child.name] = rawOf(child, own(object, child.name))
-      return raw
-    }
-    case 'array': {
-      const items = Array.isArray(given) ? given.map((item) => rawOf(field.item, item)) : []
-      while (items.length < (field.minItems ?? 0)) items.push(rawOf(field.item))
-      return items
-    }
-    case 'choice': {
-      const index = given === undefined ? -1 : field.options.findIndex((option) => sameJson(option.value, given))
-      return index === -1 ? '' : String(index)
-    }
-    case 'boolean':
-      return given === true || given === false ? String(given) : ''
-    case 'json':
-      return given === undefined ? '' : JSON.stringify(given, null, 2)
-    default:
-      if (given === undefined || given === null) return ''
-      return typeof given === 'string' ? given : JSON.stringify(given)
-  }
-}
-
-/**
- * The params of a call from what was typed. A field left empty is not sent (the route's default applies);
- * an object is sent when something inside it was typed, or when it is required and its parent is sent;
- * then each of its required fields must be given. An item added to an array is always sent.
- */
-export function collectParams (form: ObjectField, raw: Raw): { params: Record<string, unknown>, problems: Problem[] } {
-  const problems: Problem[] = []
-  const params = collectObject(form, raw, '', problems)
-  return { params, problems }
-}
-
-/** `path` is where the value is, items counted: `lines[1].sku`. */
-function collectObject (field: ObjectField, raw: Raw, path: string, problems: Problem[]): Record<string, unknown> {
-  const object = asObject(raw)
-  const value: Record<string, unknown> = {}
-  for (const child of field.fields) {
-    const childRaw = own(object, child.name) ?? rawOf(child)
-    const childPath = joinPath(path, child.name)
-    const sentAnyway = child.required && (child.kind === 'object' || child.kind === 'array')
-    if (!sentAnyway && !typed(child, childRaw)) {
-      if (child.required) problems.push({ path: childPath, message: `${childPath} is required.` })
-      continue
-    }
-    const childValue = collectGiven(child, childRaw, childPath, problems)
-    if (childValue !== undefined) define(value, child.name, childValue)
-  }
-  return value
-}
-
-/** A required array with no item is sent empty: a visitor who removed every item meant it. */
-function collectGiven (field: Field, raw: Raw, path: string, problems: Problem[]): unknown {
-  switch (field.kind) {
-    case 'object':
-      return collectObject(field, raw, path, problems)
-    case 'array':
-      return asArray(raw).map((item, index) => collectItem(field.item, item, `${path}[${index}]`, problems))
-    default:
-      return parseScalar(field, asText(raw), path, problems)
-  }
-}
-
-function collectItem (field: Field, raw: Raw, path: string, problems: Problem[]): unknown {
-  if (field.kind === 'object' || field.kind === 'array') return collectGiven(field, raw, path, problems)
-  if (!typed(field, raw)) {
-    problems.push({ path, message: `${path} is empty: fill it in or remove the item.` })
-    return null
-  }
-  return parseScalar(field, asText(raw), path, problems)
-}
-
-/** The value of a non-empty input; undefined, with a problem, when it cannot be read as its type. */
-function parseScalar (field: Exclude<Field, ObjectField | ArrayField>, text: string, path: string, problems: Problem[]): unknown {
-  switch (field.kind) {
-    case 'number': {
-      const number = Number(text.trim())
-      if (Number.isFinite(number)) return number
-      problems.push({ path, message: `${path} must be a number; got ${JSON.stringify(text)}.` })
-      return undefined
-    }
-    case 'boolean':
-      return text === 'true'
-    case 'choice': {
-      const option = field.options[Number(text)]
-      if (option !== undefined) return option.value
-      problems.push({ path, message: `${path} must be one of its listed values.` })
-      return undefined
-    }
-    case 'json':
-      try {
-        return JSON.parse(text)
-      } catch (error) {
-        problems.push({ path, message: `${path} must be JSON: ${(error as Error).message}` })
-        return undefined
-      }
-    default:
-      return text
-  }
-}
-
-/** Whether anything was typed in the field: text, a choice, or an item of an array. */
-export function typed (field: Field, raw: Raw): boolean {
-  switch (field.kind) {
-    case 'object': {
-      const object = asObject(raw)
-      return field.fields.some((child) => {
-        const childRaw = own(object, child.name)
-        return childRaw !== undefined && typed(child, childRaw)
-      })
-    }
-    case 'array':
-      return asArray(raw).length > 0
-    case 'text':
-      return asText(raw) !== ''
-    default:
-      return asText(raw).trim() !== ''
-  }
-}
-
-function asObject (raw: Raw): RawObject {
-  return isPlainObject(raw) ? raw as RawObject : {}
-}
-
-function asArray (raw: Raw): Raw[] {
-  return Array.isArray(raw) ? raw : []
-}
-
-function asText (raw: Raw): string {
-  return typeof raw === 'string' ? raw : ''
-}
-
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
-
-/** An own property only: `__proto__`, `constructor` and the like are ordinary names of params. */
-function own<T> (object: Readonly<Record<string, T>>, key: string): T | undefined {
-  return Object.hasOwn(object, key) ? object[key] : undefined
-}
-
-function sameJson (a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b)
-}
-
-/** `__proto__` and the like are ordinary param names here too. */
-function define (object: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true })
 }
