@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_CHANNEL_NOT_FOUND, FST_SVC_FORBIDDEN } from '../errors.js'
 import { isChannelKey } from '../realtime/addressing.js'
-import type { SvcChannelAuthorize } from '../options.js'
+import type { SvcChannelAuthorize } from '../option-types.js'
 import { streamRouteOptions, type StreamRouteDependencies } from './events.js'
 
 export interface WatchableChannel {
