@@ -1,5 +1,5 @@
 /*
- * The human page's forms, without a DOM: a command's params (the manifest's field descriptors, DESIGN §4)
+ * The human page's forms, without a DOM: a command's params (the manifest's field descriptors, docs/manifest.md)
  * become a tree of fields the page renders, and what a visitor typed (a tree of raw strings of the same
  * shape) becomes the params of the call. Pure, so it runs in Node's tests as in the browser.
  */
@@ -140,7 +140,7 @@ export function fieldOf (name: string, path: string, descriptor: Descriptor, typ
 
 /**
  * The type a descriptor names: its `type`, else the type its `$ref` names the way Surf writes it
- * (`#/types/Product` → `Product`), which readers take (DESIGN §4, "Readers are liberal").
+ * (`#/types/Product` → `Product`), which readers take (docs/client.md, verifyManifest: readers are liberal).
  */
 function typeOf (descriptor: Descriptor): string {
   return descriptor.type ?? String((descriptor as { $ref?: string }).$ref).replace(/^#\/types\//, '')
