@@ -179,15 +179,16 @@ export function requireAboutAndChannels (layout: SvcLayout, used: string, fix: s
 const layout = withDefault<SvcLayout>('1.0', oneOf(['1.0', '0.5.0'], '"1.0" or "0.5.0" (the manifest layout)'))
 
 /** A field of layout `0.5.0` only. */
-function layout05<T> (read: Reader<T>): Reader<T> {
+function onlyInLayout05<T> (read: Reader<T>): Reader<T> {
   return (value, at, options) => {
     if (value !== undefined) requireAboutAndChannels(layout(options.svc, 'svc', options), `"${at}" exists`, `remove "${at}"`)
     return read(value, at, options)
   }
 }
 
+const plainBasePath = urlPath('/svc')
 /** Without a trailing `/`: `''` when the option is `'/'`. */
-const basePath: Reader<string> = withDefault(DEFAULT_BASE_PATH, (value, at, options) => urlPath('/svc')(value, at, options).replace(/\/+$/, ''))
+const basePath: Reader<string> = withDefault(DEFAULT_BASE_PATH, (value, at, options) => plainBasePath(value, at, options).replace(/\/+$/, ''))
 
 const AUTH = {
   type: oneOf(['bearer'], '"bearer" (the only scheme supported)'),
@@ -230,11 +231,12 @@ const MCP = {
   ...MCP_LIMITS
 } satisfies ReadersOf<Exclude<SvcManifestOptions['mcp'], boolean | undefined>>
 
+const uiPath = urlPath('/svc/ui', { trailingSlash: false })
 const UI = {
   /** Beside the endpoints the page calls, `{basePath}/ui`, by default. */
   path: (value: unknown, at: string, options: Record<string, unknown>) => value === undefined
     ? `${basePath(options.basePath, 'basePath', options)}/ui`
-    : urlPath('/svc/ui', { trailingSlash: false })(value, at, options)
+    : uiPath(value, at, options)
 } satisfies ReadersOf<Exclude<SvcManifestOptions['ui'], boolean | undefined>>
 
 const NAMES = {
@@ -253,11 +255,11 @@ const OPTIONS = {
   description: nonEmptyText,
   version: nonEmptyText,
   baseUrl: url(['http:', 'https:'], 'an absolute http(s) URL such as "https://shop.example"'),
-  about: optional(layout05(text())),
+  about: optional(onlyInLayout05(text())),
   auth: optional(object(AUTH, 'an object { type: \'bearer\', description, verify?, subject?, scheme?, scopes?, authorizationServers? }')),
   types: declarations,
   events: declarations,
-  channels: layout05(declarations),
+  channels: onlyInLayout05(declarations),
   path: withDefault('/.well-known/svc.json', matching(/^\/[^\s?#]*$/, 'a URL path starting with "/" (no query, fragment or spaces)')),
   maxAge: withDefault(300, wholeNumber('a whole number of seconds, 0 or more', 0)),
   unseenRoutes: withDefault<UnseenRoutesMode>('warn', oneOf(['warn', 'error', 'ignore'], '"warn", "error" or "ignore"')),
