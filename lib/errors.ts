@@ -8,7 +8,7 @@ import createError from '@fastify/error'
 /** A plugin option is missing or has the wrong shape. */
 export const FST_SVC_INVALID_OPTION = createError('FST_SVC_INVALID_OPTION', 'Invalid fastify-svc-manifest option: %s', 500, TypeError)
 
-/** `about` or `channels` used while the manifest layout is `1.0`. */
+/** `about`, `channels` or `app.svc.channel()` used while the manifest layout is `1.0`. */
 export const FST_SVC_LAYOUT_FIELD = createError('FST_SVC_LAYOUT_FIELD', 'Field not available in this manifest layout: %s', 500)
 
 /** A command, event, channel or type name does not match the allowed pattern. */
@@ -65,7 +65,7 @@ export const FST_SVC_UNKNOWN_EVENT = createError('FST_SVC_UNKNOWN_EVENT', 'Unkno
 /** `app.svc.emit()` with a payload that does not satisfy the event's data schema, or that is not JSON. */
 export const FST_SVC_INVALID_EVENT_DATA = createError('FST_SVC_INVALID_EVENT_DATA', 'Invalid event data: %s', 500)
 
-/** `app.svc.publish()` with a channel name that is not declared, or a key that is not a non-empty string. */
+/** `app.svc.publish()` with a channel name that is not declared (a bad key is `FST_SVC_INVALID_PUBLISH`). */
 export const FST_SVC_UNKNOWN_CHANNEL = createError('FST_SVC_UNKNOWN_CHANNEL', 'Unknown channel: %s', 500)
 
 /** A subscription asks for an event that is not declared (400 on the events stream). */

@@ -17,7 +17,8 @@ import { registerOAuthMetadata } from './http/oauth-metadata.js'
 import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
 import { registerUiRoutes } from './http/ui.js'
-import { DEFAULT_MAX_RESULT_BYTES, readOptions, type SvcManifestOptions } from './options.js'
+import { DEFAULT_MAX_RESULT_BYTES, readOptions } from './options.js'
+import type { SvcManifestOptions } from './option-types.js'
 import { together } from './problems.js'
 import { RealtimeOnDemand } from './realtime/on-demand.js'
 import { svcRegistry, type SvcRegistry } from './registry.js'
@@ -139,6 +140,6 @@ export type {
 } from './manifest/types.js'
 export type {
   JsonSchema, SvcAuthOptions, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify
-} from './options.js'
+} from './option-types.js'
 export type { EmitOptions } from './realtime/realtime.js'
 export type { SvcRegistry } from './registry.js'

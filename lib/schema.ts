@@ -3,6 +3,6 @@
  * A separate entry, so that the plugin does not load TypeBox for an app that never validates a manifest.
  */
 export { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, manifestSchemas } from './manifest/schema.js'
-/** What reads a manifest another server wrote checks it against: see DESIGN §4, "Readers are liberal". */
+/** What reads a manifest another server wrote checks it against: see docs/client.md, verifyManifest: readers are liberal. */
 export { readerManifestJsonSchema, readerManifestSchemas } from './manifest/reader-schema.js'
 export type { Manifest, ManifestV05, ManifestV1, SvcLayout } from './manifest/types.js'

@@ -13,7 +13,7 @@ import { dirname, join, normalize, relative } from 'node:path'
  * entries.
  */
 const LAYERS = [
-  'errors.ts', 'problems.ts', 'util', 'manifest', 'schema', 'client', 'route-url.ts', 'options.ts',
+  'errors.ts', 'problems.ts', 'util', 'manifest', 'schema', 'client', 'route-url.ts', 'option-types.ts', 'options.ts',
   'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'registry.ts', 'index.ts', 'cli'
 ]
 

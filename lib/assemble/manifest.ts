@@ -6,7 +6,7 @@ import { canonicalJson, sha256Hex, sortedMapChecksum } from '../manifest/canonic
 import { setOwn } from '../util/own-key.js'
 import { isDottedName } from '../manifest/names.js'
 import type { Manifest, ManifestAuth, ManifestCommand, ManifestEvent, ManifestField, ManifestParam, ManifestType } from '../manifest/types.js'
-import type { Config } from '../options.js'
+import { hasAboutAndChannels, type Config } from '../options.js'
 import { deriveName } from './derive-name.js'
 import { assertJsonValues } from './checksum-values.js'
 import { together, withHint } from '../problems.js'
@@ -51,7 +51,7 @@ export function buildManifest (
     ...(config.auth !== undefined && { auth: manifestAuth(config.auth) }),
     commands,
     events,
-    ...(config.layout === '0.5.0' && { channels: sortedMap(declarations.channels, (channel) => ({ description: channel.description }), problems) }),
+    ...(hasAboutAndChannels(config.layout) && { channels: sortedMap(declarations.channels, (channel) => ({ description: channel.description }), problems) }),
     types,
     checksum: checksumOf(commands),
     updatedAt: now.toISOString()

@@ -206,7 +206,7 @@ function basePathOf (received: Received): string {
 }
 
 /**
- * Reads, parses and verifies a 200 body as a reader does (DESIGN §4: what the spec allows, Surf's manifest
+ * Reads, parses and verifies a 200 body as a reader does (docs/client.md, verifyManifest: what the spec allows, Surf's manifest
  * and checksum included). Throws without touching the cache when it is not a valid manifest.
  */
 async function readManifest (url: string, response: HttpResponse): Promise<Received> {

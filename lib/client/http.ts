@@ -3,7 +3,7 @@ import { ManifestClientError, networkReason } from './errors.js'
 /**
  * The HTTP exchange every request of the client and the CLI goes through: one time limit from sending the
  * request to the last byte of the body, the caller's `AbortSignal`, a cap on the body read, and redirects
- * followed only within the origin the caller named (DESIGN §8: the client invokes commands on the origin it
+ * followed only within the origin the caller named (docs/client.md: the client invokes commands on the origin it
  * fetched the manifest from, so a redirect must not move it elsewhere).
  */
 

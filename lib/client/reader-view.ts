@@ -3,7 +3,7 @@ import type { ManifestField, ManifestProperty, ReadManifest, ServedManifest } fr
 
 /**
  * A manifest as readers use it: a copy of one a reader has checked, with what the spec lets a server leave
- * out filled in as the spec means it (DESIGN §4): `events` and `types` empty maps, `required: false` on a
+ * out filled in as the spec means it (docs/client.md, verifyManifest): `events` and `types` empty maps, `required: false` on a
  * property without it, the `type` a Surf `$ref` names (`#/types/Product` → `Product`, the `$ref` kept), and
  * a Surf manifest as layout `1.0` (its `surf` kept). Everything else, unknown fields included, is copied as
  * served; a manifest of the plugin's comes out deep-equal to itself. Taking a view of a view changes nothing.

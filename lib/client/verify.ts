@@ -12,7 +12,7 @@ export interface VerifyOptions {
   /**
    * Check the manifest as the plugin serves it: every field of its layout there, no field the layout does
    * not name, the checksum as RFC 8785. Default false: as a reader takes a manifest another server wrote
-   * (DESIGN §4): only what the spec requires, unknown fields allowed, Surf's manifest and checksum taken.
+   * (docs/client.md, verifyManifest): only what the spec requires, unknown fields allowed, Surf's manifest and checksum taken.
    */
   strict?: boolean
 }

@@ -1,11 +1,12 @@
 import { describeValue } from '../util/describe.js'
 import {
-  FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME, FST_SVC_INVALID_OPTION, FST_SVC_LAYOUT_FIELD,
+  FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME, FST_SVC_INVALID_OPTION,
   FST_SVC_UNMAPPABLE_SCHEMA
 } from '../errors.js'
 import { isObjectSchema, type Schema, type TypeNames } from '../schema/schema.js'
 import type { SvcLayout } from '../manifest/types.js'
-import type { Config, JsonSchema, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions } from '../options.js'
+import type { JsonSchema, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions } from '../option-types.js'
+import { requireAboutAndChannels, type Config } from '../options.js'
 import { isPlainObject } from '../util/objects.js'
 import { assertDescription, assertName } from './checks.js'
 import { inspectSchema } from '../schema/check.js'
@@ -117,9 +118,7 @@ export class Declarations implements TypeNames {
 
   addChannel (name: string, options: SvcChannelOptions): void {
     this.assertOpen(`app.svc.channel(${describeValue(name)})`)
-    if (this.layout !== '0.5.0') {
-      throw new FST_SVC_LAYOUT_FIELD(`channel ${describeValue(name)}: channels exist only in layout "0.5.0". Set svc: '0.5.0' or remove the channel.`)
-    }
+    requireAboutAndChannels(this.layout, `channel ${describeValue(name)}: channels exist`, 'remove the channel')
     assertName('channel', name, 'channels')
     if (!isPlainObject(options)) throw new FST_SVC_INVALID_OPTION(`channel "${name}" must be an object { description }.`)
     assertDescription(options.description, `channel "${name}"`)

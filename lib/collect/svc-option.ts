@@ -1,5 +1,5 @@
 import type { ManifestHints } from '../manifest/types.js'
-import { type JsonSchema } from '../options.js'
+import { type JsonSchema } from '../option-types.js'
 import { isPlainObject } from '../util/objects.js'
 import { assertDescription, assertName, invalid, isDescription } from './checks.js'
 import { objectSchema, schemaObject } from './route-schemas.js'

@@ -1,7 +1,7 @@
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { parseRouteUrl, type UrlPart } from '../route-url.js'
 import { FST_SVC_UNSEEN_ROUTES } from '../errors.js'
-import type { UnseenRoutesMode } from '../options.js'
+import type { UnseenRoutesMode } from '../option-types.js'
 
 /** What `printRoutes()` answers for a server without routes. */
 const EMPTY_TREE = '(empty tree)'

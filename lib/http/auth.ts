@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, RouteOptions } from 'fastify'
 import type { CommandSource } from '../collect/sources.js'
 import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_INSUFFICIENT_SCOPE, FST_SVC_UNAUTHORIZED } from '../errors.js'
-import type { Config, SvcAuthOptions } from '../options.js'
+import type { SvcAuthOptions } from '../option-types.js'
+import type { Config } from '../options.js'
 
 /** The request property that holds the verifier's result on commands with `auth` (`null` without a credential). */
 export const CREDENTIAL_PROPERTY = 'svcCredential'

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_CHANNEL_NOT_FOUND, FST_SVC_FORBIDDEN } from '../errors.js'
 import { isChannelKey } from '../realtime/addressing.js'
-import type { SvcChannelAuthorize } from '../options.js'
+import type { SvcChannelAuthorize } from '../option-types.js'
 import { streamRouteOptions, type StreamRouteDependencies } from './events.js'
 
 export interface WatchableChannel {
@@ -30,7 +30,7 @@ export function registerChannelsRoute (fastify: FastifyInstance, channels: Reado
 }
 
 /**
- * Who may watch a channel key (DESIGN §9), on its stream and as an MCP resource: the channel's `authorize`
+ * Who may watch a channel key (docs/realtime.md), on its stream and as an MCP resource: the channel's `authorize`
  * when it has one (only `true` lets the subscriber in); otherwise, with `auth` (`deps.authenticate` set),
  * the subscriber whose subject is the key; without `auth`, everyone. With `auth`, the caller has already
  * made sure a valid credential came.

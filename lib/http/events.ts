@@ -8,7 +8,7 @@ export interface StreamRouteDependencies {
   basePath: string
   /** The started hub: already there when the app declares an event or a channel. */
   realtime: () => Promise<Realtime>
-  /** The origin and host check (DESIGN §8), first on every stream request. */
+  /** The origin and host check (docs/security.md), first on every stream request. */
   originCheck: onRequestHookHandler
   /** The bearer-auth `onRequest` hook of commands with `auth: 'required'`, when the plugin has `auth`. */
   authenticate?: onRequestAsyncHookHandler

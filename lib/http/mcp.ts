@@ -300,7 +300,7 @@ export class McpEndpoint {
   }
 
   /**
-   * The channel key `uri` names, when this request may watch it (DESIGN §9: with `auth`, a valid
+   * The channel key `uri` names, when this request may watch it (docs/realtime.md: with `auth`, a valid
    * credential first, as the channel's stream requires; then the watch rule), else why not. Fail closed:
    * anything but a yes is a refusal.
    */

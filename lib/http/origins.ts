@@ -20,7 +20,7 @@ const REMEMBERED_HOSTS = 64
 
 /**
  * The check that every endpoint that acts (execute, pipeline, the streams, MCP, the page) runs first on
- * each request, against cross-site requests and DNS rebinding (DESIGN §8, the MCP transport's MUST):
+ * each request, against cross-site requests and DNS rebinding (docs/security.md, the MCP transport's MUST):
  * - an `Origin` header, when sent, must be `baseUrl`'s origin, one of `allowedOrigins`, or — on a request
  *   that arrived on a loopback address — a loopback origin;
  * - a request that arrived on a loopback address must name in `Host` a loopback name, `baseUrl`'s host or

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
-import type { Config } from '../options.js'
+import { hasAboutAndChannels, type Config } from '../options.js'
 import { subjectReader } from '../realtime/addressing.js'
 import { CREDENTIAL_PROPERTY } from './auth.js'
 import { registerChannelsRoute } from './channels.js'
@@ -20,7 +20,7 @@ export function registerStreams (fastify: FastifyInstance, config: Config, { dec
   }
   registerEventsRoute(fastify, declarations.events, deps)
   links.add(`${config.basePath}/events`, LINK_RELATIONS.events)
-  if (config.layout === '0.5.0') {
+  if (hasAboutAndChannels(config.layout)) {
     registerChannelsRoute(fastify, declarations.channels, deps)
     links.add(`${config.basePath}/channels`, LINK_RELATIONS.channels)
   }

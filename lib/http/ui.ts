@@ -53,7 +53,7 @@ interface ServedFile {
 }
 
 /**
- * Serves the human page (DESIGN §13) at the `ui` path and its assets under it, and names it in the
+ * Serves the human page (docs/ui.md) at the `ui` path and its assets under it, and names it in the
  * manifest's Link header (`rel="svc-ui"`). Its files are read here, once, and only when `ui` is on.
  * Each route checks the origin first, as every endpoint that acts does: the page acts through execute.
  */

@@ -1,5 +1,5 @@
 /**
- * The invocation wire format (DESIGN §8), shared by the plugin's endpoints, its MCP tools, the client and
+ * The invocation wire format (docs/invoke.md), shared by the plugin's endpoints, its MCP tools, the client and
  * the CLI: the envelopes of execute and pipeline, their error codes, and how clients find the endpoints
  * (the manifest's `Link` relations and the default base path).
  */
@@ -57,7 +57,7 @@ const CODE_BY_STATUS: Readonly<Record<number, string>> = {
   429: 'RATE_LIMITED'
 }
 
-/** The envelope code for a route's HTTP status: the table of DESIGN §8, else `COMMAND_FAILED` (4xx) or `INTERNAL_ERROR`. */
+/** The envelope code for a route's HTTP status: the table of docs/invoke.md#error-codes, else `COMMAND_FAILED` (4xx) or `INTERNAL_ERROR`. */
 export function codeOfStatus (status: number): string {
   return CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'COMMAND_FAILED')
 }

@@ -3,7 +3,7 @@ import { TYPE_REFERENCE_PATTERN } from './names.js'
 import { jsonSchemaOf, ManifestCommandSchema, ManifestSchemaV05, ManifestSchemaV1 } from './schema.js'
 
 /**
- * The schemas a reader checks a manifest another server wrote against (DESIGN §4, "Readers are liberal"),
+ * The schemas a reader checks a manifest another server wrote against (docs/client.md, verifyManifest: readers are liberal),
  * derived from the wire schema of lib/manifest/schema.ts rather than written a second time: every object
  * lets unknown keys through and requires only what the spec cannot do without, and a value the wire schema
  * pins to a literal (`auth.type: 'bearer'`, a command's `auth`) takes any value of that literal's type.

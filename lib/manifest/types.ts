@@ -63,8 +63,8 @@ export type Manifest = Omit<ManifestV05, 'svc' | 'channels'> & {
 }
 
 /**
- * A manifest another server wrote, exactly as served, once a reader has checked it (DESIGN §4, "Readers are
- * liberal"): only the layout version (`svc`, or Surf's `surf`), `name`, `commands` (each with its
+ * A manifest another server wrote, exactly as served, once a reader has checked it (docs/client.md, verifyManifest:
+ * readers are liberal): only the layout version (`svc`, or Surf's `surf`), `name`, `commands` (each with its
  * `description`) and `checksum` are sure to be there; every other field the spec allows may be missing, and
  * fields the reader does not know are kept.
  */

@@ -14,7 +14,7 @@ export interface LimitRefusal {
 }
 
 /**
- * The listens and subscription sessions open at once, per subject and in all (DESIGN §10): one subject
+ * The listens and subscription sessions open at once, per subject and in all (docs/mcp.md#bounds): one subject
  * cannot take every slot and lock the others out.
  */
 export class ListenSlots {

@@ -5,7 +5,7 @@ import { codedError, INVALID_PARAMS, toolTitleOf } from './tools.js'
 export const CHANNEL_MIME_TYPE = 'application/json'
 
 /**
- * The JSON-RPC error of a read or a subscription that the watch rule refuses (DESIGN §9): a code of the
+ * The JSON-RPC error of a read or a subscription that the watch rule refuses (docs/realtime.md): a code of the
  * range JSON-RPC leaves to servers, since neither JSON-RPC nor MCP has one for "not allowed".
  */
 export const REFUSED = -32003

@@ -21,7 +21,7 @@ export interface SessionsOptions {
 }
 
 /**
- * The 2025-revision sessions of one endpoint (DESIGN §10): a client of 2025-11-25 or 2025-06-18 that
+ * The 2025-revision sessions of one endpoint (docs/mcp.md): a client of 2025-11-25 or 2025-06-18 that
  * initializes gets one, so that `resources/subscribe` has somewhere to send `notifications/resources/updated`
  * (its stream, opened with GET). Sessions are per instance: the channel hub fans publishes out, so an update
  * on any instance reaches a subscriber on any other. Each holds a listen slot; all close on `app.close()`.

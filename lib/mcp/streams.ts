@@ -8,7 +8,7 @@ const OWN_HEADERS = new Set(['content-type', 'cache-control', 'connection', 'x-a
 
 /**
  * The SSE responses of the MCP endpoint (listen streams, a session's stream, a request answered as a
- * stream), held to the rules of the events streams (DESIGN §9, §10): what the SDK writes is read from it at
+ * stream), held to the rules of the events streams (docs/realtime.md, docs/mcp.md): what the SDK writes is read from it at
  * once and written to the socket, so nothing waits inside the SDK; a reader that stops reading is
  * disconnected once more than `maxBufferBytes` wait for it; `app.close()` ends them all at once.
  */

@@ -81,7 +81,7 @@ export function toolResultOf (outcome: CallOutcome): CallToolResult {
 }
 
 /**
- * What a tool call comes to: a command's outcome (DESIGN §8), or, for the stdio bridge, a failure to get
+ * What a tool call comes to: a command's outcome (docs/invoke.md), or, for the stdio bridge, a failure to get
  * one, which has no HTTP status.
  */
 export type CallOutcome = CommandSuccess | { ok: false, error: Omit<CommandErrorBody, 'status'> & { status?: number } }

@@ -1,6 +1,6 @@
 /*
  * The manifest as the human page reads it, without a DOM: the fields it shows (both layouts, and the fields
- * DESIGN §4 adds: auth levels, scopes, examples, deprecation), commands grouped by tag, and the filter.
+ * of docs/manifest.md beyond the spec: auth levels, scopes, examples, deprecation), commands grouped by tag, and the filter.
  */
 import type { Descriptor } from './form-fields.js'
 

@@ -1,7 +1,7 @@
 /*
- * The human page's forms, without a DOM: a command's params (the manifest's field descriptors, DESIGN §4)
- * become a tree of fields the page renders; lib/ui/form-params.ts turns what a visitor typed into the params
- * of the call. Pure, so it runs in Node's tests as in the browser. What it imports of the package at run time
+ * The human page's forms, without a DOM: a command's params (the manifest's field descriptors,
+ * docs/manifest.md) become a tree of fields the page renders; lib/ui/form-params.ts turns what a visitor
+ * typed into the params of the call. Pure, so it runs in Node's tests as in the browser. What it imports of the package at run time
  * is plain data and pure functions without imports of their own (the wire format's keyword table and type
  * names), which the page's bundle takes in.
  */
@@ -133,7 +133,7 @@ export function fieldOf (name: string, path: string, descriptor: Descriptor, typ
 
 /**
  * The type a descriptor names: its `type`, else the type its `$ref` names the way Surf writes it
- * (`#/types/Product` → `Product`), which readers take (DESIGN §4, "Readers are liberal").
+ * (`#/types/Product` → `Product`), which readers take (docs/client.md, verifyManifest: readers are liberal).
  */
 function typeOf (descriptor: Descriptor): string {
   return descriptor.type ?? String((descriptor as { $ref?: string }).$ref).replace(/^#\/types\//, '')

@@ -1,5 +1,5 @@
 /*
- * The human page (DESIGN §13): fetches the manifest the page names in its `svc-manifest` meta element,
+ * The human page (docs/ui.md): fetches the manifest the page names in its `svc-manifest` meta element,
  * finds the endpoints in the response's `Link` header, and draws the service from the manifest alone,
  * so it shows exactly what an agent sees.
  */
