@@ -4,15 +4,8 @@ import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
 import { pause, subscribe } from '../helpers/sse.js'
-import { listen } from '../helpers/net.js'
-
-const TOKENS: Record<string, unknown> = {
-  'alice-token': { sub: 'alice' },
-  'bob-token': { sub: 'bob' },
-  'admin-token': { sub: 'admin' },
-  'robot-token': { role: 'robot' }
-}
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+import { listening } from '../helpers/net.js'
+import { bearer, tokenAuth } from '../helpers/auth.js'
 
 class HttpError extends Error {
   constructor (message: string, readonly statusCode: number) {
@@ -43,12 +36,11 @@ async function start (t: Test, options: Partial<SvcManifestOptions> = {}): Promi
   await app.register(svcManifest, {
     ...requiredOptions,
     svc: '0.5.0',
-    auth: { type: 'bearer', description: 'Demo tokens', verify: (token) => TOKENS[token] },
+    auth: tokenAuth,
     channels,
     ...options
   })
-  const origin = await listen(app)
-  t.teardown(() => app.close())
+  const origin = await listening(t, app)
   return { app, origin }
 }
 

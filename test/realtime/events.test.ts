@@ -5,15 +5,8 @@ import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
 import { subscribe } from '../helpers/sse.js'
-import { listen } from '../helpers/net.js'
-
-const TOKENS: Record<string, unknown> = {
-  'alice-token': { sub: 'alice' },
-  'bob-token': { sub: 'bob' },
-  'robot-token': { role: 'robot' }
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+import { listening } from '../helpers/net.js'
+import { bearer, tokenAuth } from '../helpers/auth.js'
 
 const events: SvcManifestOptions['events'] = {
   'cart.updated': { description: 'Cart contents changed', data: Type.Object({ items: Type.Array(Type.String()) }) },
@@ -25,13 +18,12 @@ async function start (t: Test, options: Partial<SvcManifestOptions> = {}): Promi
   const app = Fastify()
   await app.register(svcManifest, {
     ...requiredOptions,
-    auth: { type: 'bearer', description: 'Demo tokens', verify: (token) => TOKENS[token] },
+    auth: tokenAuth,
     events,
     ...options
   })
   app.get('/ping', { svc: { description: 'Ping' } }, async () => ({ pong: true }))
-  const origin = await listen(app)
-  t.teardown(() => app.close())
+  const origin = await listening(t, app)
   return { app, origin }
 }
 
