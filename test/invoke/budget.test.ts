@@ -119,15 +119,8 @@ async function budgetApp (t: Test, options: Parameters<typeof readyApp>[1] = { i
 
 async function until (t: Test, what: string, check: () => boolean, ms = 5000): Promise<void> {
   const begun = Date.now()
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) {
-      t.fail(`${what}: not within ${ms} ms`)
-      return
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  t.pass(`${what} (${Date.now() - begun} ms)`)
+  while (!check() && Date.now() - begun <= ms) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.ok(check(), `${what} within ${ms} ms (${Date.now() - begun} ms)`)
 }
 
 for (const suffix of ['', '.inject']) {
