@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
 import { pause, subscribe } from '../helpers/sse.js'
 import { listening } from '../helpers/net.js'
 import { bearer, tokenAuth } from '../helpers/auth.js'
@@ -147,10 +147,7 @@ t.test('unknown channel or empty key: 404', async (t) => {
 })
 
 t.test('layout 1.0 has no channel route', async (t) => {
-  const app = Fastify()
-  await app.register(svcManifest, { ...requiredOptions })
-  await app.ready()
-  t.teardown(() => app.close())
+  const app = await readyApp(t)
   const response = await app.inject({ method: 'GET', url: '/svc/channels/cart/alice' })
   t.equal(response.statusCode, 404)
   t.match(response.json(), { message: 'Route GET:/svc/channels/cart/alice not found' })

@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
 import { subscribe } from '../helpers/sse.js'
 import { listening } from '../helpers/net.js'
 import { bearer, tokenAuth } from '../helpers/auth.js'
@@ -221,9 +221,7 @@ t.test('the manifest names the events endpoint in a Link header, under basePath'
 })
 
 t.test('event data may $ref registered types (by name or by their own $id); formats are checked', async (t) => {
-  const app = Fastify()
-  await app.register(svcManifest, {
-    ...requiredOptions,
+  const app = await readyApp(t, {
     types: {
       Product: Type.Object({ sku: Type.String() }, { $id: 'Product' }),
       Price: Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:price' })
@@ -233,8 +231,6 @@ t.test('event data may $ref registered types (by name or by their own $id); form
       'user.joined': { description: 'A user joined', data: Type.Object({ email: Type.String({ format: 'email' }) }) }
     }
   })
-  await app.ready()
-  t.teardown(() => app.close())
   app.svc.emit('product.added', { product: { sku: 'mug' }, price: { amount: 8 } })
   t.throws(() => app.svc.emit('product.added', { product: { sku: 1 }, price: { amount: 8 } }), { message: /data\/product\/sku must be string/ })
   t.throws(() => app.svc.emit('product.added', { product: { sku: 'mug' }, price: { amount: 'eight' } }), { message: /data\/price\/amount must be number/ })
