@@ -1,6 +1,6 @@
 import jwt from '@fastify/jwt'
 import Fastify from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
 import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 import { execute } from '../helpers/invoke.js'
@@ -14,8 +14,8 @@ const verify = async (token: string): Promise<unknown> => {
   return null
 }
 
-async function app (auth: Record<string, unknown> = {}) {
-  return readyApp({ auth: { type: 'bearer', description: 'JWT', verify, scheme: 'Token', ...auth } as never }, (app) => {
+async function app (t: Test, auth: Record<string, unknown> = {}) {
+  return readyApp(t, { auth: { type: 'bearer', description: 'JWT', verify, scheme: 'Token', ...auth } as never }, (app) => {
     app.get('/feed', { svc: { description: 'Feed', auth: 'optional' } }, async (request) => ({ who: request.svcCredential }))
     app.post('/articles', { svc: { description: 'Write', auth: 'required', scopes: ['articles:write', 'articles:read'] } }, async () => ({ ok: true }))
     app.get('/drafts', { svc: { description: 'Drafts', auth: 'optional', scopes: ['articles:write'] } }, async (request) => ({ who: request.svcCredential }))
@@ -23,7 +23,7 @@ async function app (auth: Record<string, unknown> = {}) {
 }
 
 t.test('auth.scheme: "Token" is read from Authorization and named in the challenge', async (t) => {
-  const server = await app()
+  const server = await app(t)
   const ok = await server.inject({ method: 'POST', url: '/articles', headers: { authorization: 'token writer' } })
   t.equal(ok.statusCode, 200, 'case-insensitive scheme')
   const bearer = await server.inject({ method: 'POST', url: '/articles', headers: { authorization: 'Bearer writer' } })
@@ -36,7 +36,7 @@ t.test('auth.scheme: "Token" is read from Authorization and named in the challen
 })
 
 t.test('auth: "optional" runs without a credential, and refuses a bad one', async (t) => {
-  const server = await app()
+  const server = await app(t)
   const anonymous = await server.inject({ url: '/feed' })
   t.same(anonymous.json(), { who: null })
   const head = await server.inject({ method: 'HEAD', url: '/feed', headers: { authorization: 'Token nope' } })
@@ -49,7 +49,7 @@ t.test('auth: "optional" runs without a credential, and refuses a bad one', asyn
 })
 
 t.test('svc.scopes: every scope, from scope, scp (array or string) or scopes; missing → 403 insufficient_scope', async (t) => {
-  const server = await app()
+  const server = await app(t)
   for (const token of ['writer', 'azure', 'listed']) {
     t.equal((await server.inject({ method: 'POST', url: '/articles', headers: { authorization: `Token ${token}` } })).statusCode, 200, token)
   }
@@ -67,13 +67,13 @@ t.test('svc.scopes: every scope, from scope, scp (array or string) or scopes; mi
 })
 
 t.test('auth.scopes(credential) decides the granted scopes', async (t) => {
-  const server = await app({ scopes: (credential: { sub: string }) => credential.sub === 'b' ? ['articles:write', 'articles:read'] : 'nope' })
+  const server = await app(t, { scopes: (credential: { sub: string }) => credential.sub === 'b' ? ['articles:write', 'articles:read'] : 'nope' })
   t.equal((await server.inject({ method: 'POST', url: '/articles', headers: { authorization: 'Token bare' } })).statusCode, 200)
   t.equal((await server.inject({ method: 'POST', url: '/articles', headers: { authorization: 'Token writer' } })).statusCode, 403, 'a result that is not an array grants nothing')
 })
 
 t.test('auth.authorizationServers: every challenge names the resource metadata (RFC 9728)', async (t) => {
-  const server = await app({ authorizationServers: ['https://id.example'] })
+  const server = await app(t, { authorizationServers: ['https://id.example'] })
   const response = await server.inject({ method: 'POST', url: '/articles' })
   t.equal(response.headers['www-authenticate'], 'Token realm="Shop", resource_metadata="https://shop.example/.well-known/oauth-protected-resource"')
   const manifest = await fetchManifest(server)
@@ -113,15 +113,15 @@ const badAuth: [Record<string, unknown>, RegExp][] = [
 ]
 for (const [auth, message] of badAuth) {
   t.test(`auth ${JSON.stringify(auth)} is refused`, async (t) => {
-    await t.rejects(readyApp({ auth: { type: 'bearer', description: 'JWT', verify, ...auth } as never }), { code: 'FST_SVC_INVALID_OPTION', message })
+    await t.rejects(readyApp(t, { auth: { type: 'bearer', description: 'JWT', verify, ...auth } as never }), { code: 'FST_SVC_INVALID_OPTION', message })
   })
 }
 
 t.test('svc.scopes: needs auth, and scope tokens', async (t) => {
   const options = { auth: { type: 'bearer' as const, description: 'JWT', verify } }
-  await t.rejects(readyApp(options, (app) => { app.get('/x', { svc: { description: 'X', scopes: ['a'] } }, async () => ({})) }), { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /svc\.scopes must be set together with svc\.auth/ })
-  await t.rejects(readyApp(options, (app) => { app.get('/x', { svc: { description: 'X', auth: 'required', scopes: ['a b'] } }, async () => ({})) }), { message: /svc\.scopes must be a non-empty array of scope strings/ })
-  await t.rejects(readyApp(options, (app) => { app.get('/x', { svc: { description: 'X', auth: 'required', scopes: [] } }, async () => ({})) }), { message: /svc\.scopes must be/ })
-  await t.rejects(readyApp(options, (app) => { app.get('/x', { svc: { description: 'X', auth: 'required', scopes: [1 as never] } }, async () => ({})) }), { message: /svc\.scopes must be/ })
-  await t.rejects(readyApp({}, (app) => { app.get('/x', { svc: { description: 'X', auth: 'optional' } }, async () => ({})) }), { code: 'FST_SVC_AUTH_NOT_CONFIGURED' })
+  await t.rejects(readyApp(t, options, (app) => { app.get('/x', { svc: { description: 'X', scopes: ['a'] } }, async () => ({})) }), { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /svc\.scopes must be set together with svc\.auth/ })
+  await t.rejects(readyApp(t, options, (app) => { app.get('/x', { svc: { description: 'X', auth: 'required', scopes: ['a b'] } }, async () => ({})) }), { message: /svc\.scopes must be a non-empty array of scope strings/ })
+  await t.rejects(readyApp(t, options, (app) => { app.get('/x', { svc: { description: 'X', auth: 'required', scopes: [] } }, async () => ({})) }), { message: /svc\.scopes must be/ })
+  await t.rejects(readyApp(t, options, (app) => { app.get('/x', { svc: { description: 'X', auth: 'required', scopes: [1 as never] } }, async () => ({})) }), { message: /svc\.scopes must be/ })
+  await t.rejects(readyApp(t, {}, (app) => { app.get('/x', { svc: { description: 'X', auth: 'optional' } }, async () => ({})) }), { code: 'FST_SVC_AUTH_NOT_CONFIGURED' })
 })

@@ -6,7 +6,7 @@ import svcManifest from '../../lib/index.js'
 import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 t.test('svc: true is svc: {}; the HEAD twin is the same command', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/tags', { schema: { summary: 'Tags', deprecated: true }, svc: true }, async () => [])
     app.get('/tags/:tag', { schema: { summary: 'One tag', deprecated: true }, svc: { name: 'tag', deprecated: false } }, async () => ({}))
   }))
@@ -16,7 +16,7 @@ t.test('svc: true is svc: {}; the HEAD twin is the same command', async (t) => {
 })
 
 t.test('examples are checked by the route\'s own validation, each param where a call places it', async (t) => {
-  const good = await readyApp({}, (app) => {
+  const good = await readyApp(t, {}, (app) => {
     app.addSchema({ $id: 'Limit', type: 'integer', minimum: 1, maximum: 100 })
     app.get('/articles/:slug/comments', {
       schema: { summary: 'Comments', params: Type.Object({ slug: Type.String({ minLength: 2 }) }), querystring: Type.Object({ limit: Type.Optional(Type.Ref('Limit')) }) },
@@ -26,7 +26,7 @@ t.test('examples are checked by the route\'s own validation, each param where a 
   })
   t.same((await fetchManifest(good)).commands['articles.comments'].examples, [{ title: 'First page', params: { slug: 'hi', limit: 20 }, result: [] }])
   t.match((await good.inject('/.well-known/svc.json')).body, '"examples":[{"title":"First page","params":{"slug":"hi","limit":20},"result":[]}]', 'served in the documented key order')
-  const error = await Promise.resolve(readyApp({}, (app) => {
+  const error = await Promise.resolve(readyApp(t, {}, (app) => {
     app.get('/articles/:slug/comments', {
       schema: { summary: 'Comments', params: Type.Object({ slug: Type.String({ minLength: 2 }) }), querystring: Type.Object({ limit: Type.Integer({ maximum: 100 }) }) },
       svc: { examples: [{ title: 'Too many', params: { slug: 'hi', limit: 500 } }, { params: { limit: 1 } }, { params: { slug: 'x', limit: 1 } }] }
@@ -58,13 +58,13 @@ const badExamples: [unknown, RegExp][] = [
 ]
 for (const [examples, message] of badExamples) {
   t.test(`svc.examples ${String(examples)} is refused`, async (t) => {
-    await t.rejects(readyApp({}, (app) => { app.get('/x', { svc: { description: 'X', examples: examples as never } }, async () => ({})) }), { code: 'FST_SVC_INVALID_ROUTE_OPTION', message })
+    await t.rejects(readyApp(t, {}, (app) => { app.get('/x', { svc: { description: 'X', examples: examples as never } }, async () => ({})) }), { code: 'FST_SVC_INVALID_ROUTE_OPTION', message })
   })
 }
 
 t.test('svc.deprecated must be a boolean', async (t) => {
-  await t.rejects(readyApp({}, (app) => { app.get('/x', { svc: { description: 'X', deprecated: 'yes' as never } }, async () => ({})) }), { message: /svc\.deprecated must be a boolean/ })
-  await t.rejects(readyApp({}, (app) => { app.get('/x', { schema: { deprecated: 'yes' } as never, svc: { description: 'X' } }, async () => ({})) }), { message: /schema\.deprecated must be a boolean/ })
+  await t.rejects(readyApp(t, {}, (app) => { app.get('/x', { svc: { description: 'X', deprecated: 'yes' as never } }, async () => ({})) }), { message: /svc\.deprecated must be a boolean/ })
+  await t.rejects(readyApp(t, {}, (app) => { app.get('/x', { schema: { deprecated: 'yes' } as never, svc: { description: 'X' } }, async () => ({})) }), { message: /schema\.deprecated must be a boolean/ })
 })
 
 t.test('@fastify/swagger leaves the plugin\'s own routes out of the app\'s document', async (t) => {

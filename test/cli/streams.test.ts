@@ -7,17 +7,16 @@ import svcManifest from '../../lib/index.js'
 import { main } from '../../lib/cli/main.js'
 import { requiredOptions } from '../helpers/app.js'
 import { freePort } from '../helpers/redis.js'
+import { tokenAuth } from '../helpers/auth.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const TOKENS: Record<string, unknown> = { 'alice-token': { sub: 'alice' } }
-
 async function shop (t: Test): Promise<{ app: FastifyInstance, url: string }> {
   // Every connection closed on close: see test/client/streams.test.ts about fetch's spare connection.
   const app = Fastify({ forceCloseConnections: true })
   await app.register(svcManifest, {
     ...requiredOptions,
     svc: '0.5.0',
-    auth: { type: 'bearer', description: 'Demo tokens', verify: (token) => TOKENS[token] },
+    auth: tokenAuth,
     events: { 'cart.updated': { description: 'Cart changed' }, news: { description: 'News' } },
     channels: { cart: { description: 'Cart state' } }
   })

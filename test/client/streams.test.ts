@@ -6,8 +6,8 @@ import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { createManifestClient, ManifestClientError, type ChannelState, type SvcEvent } from '../../lib/client/index.js'
 import { requiredOptions } from '../helpers/app.js'
 import { freePort } from '../helpers/redis.js'
+import { tokenAuth } from '../helpers/auth.js'
 
-const TOKENS: Record<string, unknown> = { 'alice-token': { sub: 'alice' }, 'bob-token': { sub: 'bob' } }
 const fast = { reconnect: { initialDelay: 20, maxDelay: 100 } }
 
 /**
@@ -22,7 +22,7 @@ async function shop (t: Test, options: Partial<SvcManifestOptions> = {}, port = 
   await app.register(svcManifest, {
     ...requiredOptions,
     svc: '0.5.0',
-    auth: { type: 'bearer', description: 'Demo tokens', verify: (token) => TOKENS[token] },
+    auth: tokenAuth,
     events: { 'cart.updated': { description: 'Cart changed' }, news: { description: 'News' } },
     channels: { cart: { description: 'Cart state' } },
     ...options

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { Type } from '@sinclair/typebox'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { checksumOf, verifyManifest, type Manifest } from '../../lib/client/index.js'
 import { readyApp } from '../helpers/app.js'
 
-async function served (svc: '1.0' | '0.5.0'): Promise<Manifest> {
-  const app = await readyApp({ svc, types: { Product: Type.Object({ sku: Type.String() }) } }, (app) => {
+async function served (t: Test, svc: '1.0' | '0.5.0'): Promise<Manifest> {
+  const app = await readyApp(t, { svc, types: { Product: Type.Object({ sku: Type.String() }) } }, (app) => {
     app.get('/search', { svc: { description: 'Search', params: Type.Object({ q: Type.String() }), returns: Type.Array(Type.Ref('Product')) } }, async () => [])
   })
   return (await app.inject('/.well-known/svc.json')).json()
@@ -19,13 +19,13 @@ function surfChecksum (commands: Record<string, unknown>): string {
 
 t.test('a manifest as served verifies, in both layouts, strictly and as a reader takes it', async (t) => {
   for (const layout of ['1.0', '0.5.0'] as const) {
-    t.same(verifyManifest(await served(layout), { strict: true }), { ok: true, errors: [] }, layout)
-    t.same(verifyManifest(await served(layout)), { ok: true, errors: [] }, layout)
+    t.same(verifyManifest(await served(t, layout), { strict: true }), { ok: true, errors: [] }, layout)
+    t.same(verifyManifest(await served(t, layout)), { ok: true, errors: [] }, layout)
   }
 })
 
 t.test('commands changed without the checksum: tampered', async (t) => {
-  const manifest = await served('1.0')
+  const manifest = await served(t, '1.0')
   manifest.commands.search.description = 'Search, and more'
   const { ok, errors } = verifyManifest(manifest, { strict: true })
   t.equal(ok, false)
@@ -36,13 +36,13 @@ t.test('commands changed without the checksum: tampered', async (t) => {
 })
 
 t.test('a change outside commands keeps the checksum valid (it covers commands only)', async (t) => {
-  const manifest = await served('1.0')
+  const manifest = await served(t, '1.0')
   manifest.description = 'Edited'
   t.same(verifyManifest(manifest), { ok: true, errors: [] })
 })
 
 t.test('schema problems are listed once per field, each with its JSON pointer (strict)', async (t) => {
-  const manifest: any = await served('0.5.0')
+  const manifest: any = await served(t, '0.5.0')
   delete manifest.name
   manifest.commands.search.hints = { cached: true }
   manifest.extra = 1
@@ -56,7 +56,7 @@ t.test('schema problems are listed once per field, each with its JSON pointer (s
 })
 
 t.test('the checksum of a manifest that fails its schema is not looked at', async (t) => {
-  const manifest: any = await served('1.0')
+  const manifest: any = await served(t, '1.0')
   manifest.checksum = 'not a checksum'
   t.same(verifyManifest(manifest).errors, ['/checksum: Expected string to match \'^[0-9a-f]{64}$\''])
 })
@@ -80,7 +80,7 @@ t.test('checksumOf from the client is the canonical checksum of any JSON value i
 })
 
 t.test('a type field naming a type the manifest does not define is refused before the checksum', async (t) => {
-  const manifest = await served('1.0')
+  const manifest = await served(t, '1.0')
   manifest.events = { ...manifest.events, 'stock.low': { description: 'Low', data: { sku: { type: 'Sku', required: true } } } }
   t.same(verifyManifest(manifest), { ok: false, errors: ['/events/stock.low/data/sku/type: "Sku" is neither a JSON type nor a type defined in /types'] })
   manifest.types.Sku = { type: 'string' }
@@ -88,7 +88,7 @@ t.test('a type field naming a type the manifest does not define is refused befor
 })
 
 t.test('a type named inside items or nested properties must be defined too, however deep', async (t) => {
-  const manifest = await served('1.0')
+  const manifest = await served(t, '1.0')
   manifest.commands.search.params = {
     filter: {
       type: 'object',

@@ -50,7 +50,7 @@ function download (size: number, paced: boolean): Readable {
 }
 
 async function server (t: Test) {
-  const app = await readyApp({ mcp: true }, (app) => {
+  const app = await readyApp(t, { mcp: true }, (app) => {
     app.get('/download', {
       svc: { name: 'download', description: 'A generated download', params: Type.Object({ mib: Type.Number(), paced: Type.Optional(Type.Boolean()) }) }
     }, async (request, reply) => {

@@ -9,11 +9,11 @@ import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
 import { httpClient } from '../helpers/mcp.js'
-import { listen } from '../helpers/net.js'
+import { listening } from '../helpers/net.js'
+import { bearer, verifyToken, TOKENS } from '../helpers/auth.js'
 
-const USERS: Record<string, { sub: string }> = { 'alice-token': { sub: 'alice' }, 'bob-token': { sub: 'bob' } }
-const alice = { authorization: 'Bearer alice-token' }
-const bob = { authorization: 'Bearer bob-token' }
+const alice = bearer('alice-token')
+const bob = bearer('bob-token')
 
 function logCollector (): { lines: Array<Record<string, unknown>>, stream: Writable } {
   const lines: Array<Record<string, unknown>> = []
@@ -53,15 +53,14 @@ async function app (t: Test, options: Partial<SvcManifestOptions> = {}, logs?: W
     ...requiredOptions,
     svc: '0.5.0',
     mcp: true,
-    auth: { type: 'bearer', description: 'Bearer token', verify: (token: string) => USERS[token] ?? null },
+    auth: { type: 'bearer', description: 'Bearer token', verify: verifyToken },
     channels: { cart: { description: 'Cart' }, open: { description: 'Anyone', authorize: () => true } },
     ...options
   })
   fastify.get('/ping', { svc: { description: 'Ping' } }, async () => 'pong')
   const sockets: Socket[] = []
   fastify.server.on('connection', (socket: Socket) => sockets.push(socket))
-  const origin = await listen(fastify)
-  t.teardown(() => fastify.close())
+  const origin = await listening(t, fastify)
   return { app: fastify, url: `${origin}/mcp`, sockets }
 }
 
@@ -117,8 +116,8 @@ t.test('one listen, one key in 4,096 spellings: accepted, one notification per p
     }
   }
   t.equal(new Set(spellings).size, 4096)
-  USERS['alicexyz-token'] = { sub: 'alicexyz' }
-  t.teardown(() => { delete USERS['alicexyz-token'] })
+  TOKENS['alicexyz-token'] = { sub: 'alicexyz' }
+  t.teardown(() => { delete TOKENS['alicexyz-token'] })
   const client = await httpClient(t, url, { authorization: 'Bearer alicexyz-token' })
   const updates = updatesOf(client)
   const subscription = await client.listen({ resourceSubscriptions: spellings })

@@ -254,7 +254,7 @@ async function closedWhileStopped (t: Test, commandTimeout: number | undefined):
   t.equal(socketsTo(redis.port), 0, 'no socket to Redis is left')
   await events.end(1000)
   await watcher.end(1000)
-  t.pass('the streams ended')
+  t.same([events.ended, watcher.ended], [true, true], 'the streams ended')
   t.match(await publishing, { code: 'FST_SVC_BROKER_UNAVAILABLE' }, 'the publish in flight rejected')
   redis.thaw()
 }

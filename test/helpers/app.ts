@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Test } from 'tap'
 import svcManifest from '../../lib/index.js'
 import { verifyManifest } from '../../lib/client/index.js'
 import type { Manifest, SvcManifestOptions } from '../../lib/index.js'
@@ -12,13 +13,18 @@ export const requiredOptions = {
   baseUrl: 'https://shop.example'
 } as const
 
-/** A Fastify app with the plugin registered first, then `routes`, then ready. */
+/**
+ * A Fastify app with the plugin registered first, then `routes`, then ready; closed when `t` ends. A test
+ * that closes it itself may: a second close is harmless.
+ */
 export async function readyApp (
+  t: Test,
   options: Partial<SvcManifestOptions> = {},
   routes: (app: FastifyInstance) => void | Promise<void> = () => {},
   serverOptions: FastifyServerOptions = {}
 ): Promise<FastifyInstance> {
   const app = Fastify(serverOptions)
+  t.teardown(() => app.close())
   await app.register(svcManifest, { ...requiredOptions, ...options })
   await routes(app)
   await app.ready()

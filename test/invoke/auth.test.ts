@@ -1,10 +1,10 @@
 import { Type } from '@sinclair/typebox'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { execute } from '../helpers/invoke.js'
 
-async function protectedApp () {
-  return await readyApp({
+async function protectedApp (t: Test) {
+  return await readyApp(t, {
     auth: { type: 'bearer', description: 'Demo token', verify: (token) => token === 'good' ? { sub: 'ada' } : null }
   }, (app) => {
     app.post('/orders', {
@@ -15,8 +15,7 @@ async function protectedApp () {
 }
 
 t.test('a protected command without, with a bad and with a good token', async (t) => {
-  const app = await protectedApp()
-  t.teardown(() => app.close())
+  const app = await protectedApp(t)
 
   const anonymous = await execute(app, 'orders.create', { sku: 'mug' })
   t.equal(anonymous.statusCode, 401)
@@ -38,16 +37,14 @@ t.test('a protected command without, with a bad and with a good token', async (t
 })
 
 t.test('two Authorization headers stay ambiguous through execute', async (t) => {
-  const app = await protectedApp()
-  t.teardown(() => app.close())
+  const app = await protectedApp(t)
   const twice = await execute(app, 'orders.create', { sku: 'mug' }, { authorization: ['Bearer good', 'Bearer other'] })
   t.equal(twice.statusCode, 401, 'refused as the route refuses it')
   t.equal(twice.headers['www-authenticate'], 'Bearer realm="Shop", error="invalid_token"')
 })
 
 t.test('the plugin adds no credential of its own', async (t) => {
-  const app = await protectedApp()
-  t.teardown(() => app.close())
+  const app = await protectedApp(t)
   t.same((await execute(app, 'open')).json().result, { authorization: null })
   t.same((await execute(app, 'open', {}, { authorization: 'Bearer good' })).json().result, { authorization: 'Bearer good' })
 })

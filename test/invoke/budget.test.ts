@@ -67,7 +67,7 @@ function freshSeen (): Seen {
  * Each route twice: `name` through the router, `name.inject` through app.inject(). `download` sends a
  * stream of `size` bytes, `text` a string of `size` characters, `hang` never answers.
  */
-async function budgetApp (options: Parameters<typeof readyApp>[0] = { invoke: { maxResultBytes: LIMIT } }) {
+async function budgetApp (t: Test, options: Parameters<typeof readyApp>[1] = { invoke: { maxResultBytes: LIMIT } }) {
   // Closing drops the connections that the tests' callers left behind at once.
   const serverOptions = { forceCloseConnections: true }
   const seen = new Map<string, Seen>()
@@ -80,7 +80,7 @@ async function budgetApp (options: Parameters<typeof readyApp>[0] = { invoke: { 
     return record
   }
   const started: Array<(name: string) => void> = []
-  const app = await readyApp(options, (app) => {
+  const app = await readyApp(t, options, (app) => {
     const size = Type.Object({ size: Type.Number(), paced: Type.Optional(Type.Boolean()) })
     for (const inject of [false, true]) {
       const suffix = inject ? '.inject' : ''
@@ -119,23 +119,15 @@ async function budgetApp (options: Parameters<typeof readyApp>[0] = { invoke: { 
 
 async function until (t: Test, what: string, check: () => boolean, ms = 5000): Promise<void> {
   const begun = Date.now()
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) {
-      t.fail(`${what}: not within ${ms} ms`)
-      return
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  t.pass(`${what} (${Date.now() - begun} ms)`)
+  while (!check() && Date.now() - begun <= ms) await new Promise((resolve) => setTimeout(resolve, 10))
+  t.ok(check(), `${what} within ${ms} ms (${Date.now() - begun} ms)`)
 }
 
 for (const suffix of ['', '.inject']) {
   const path = suffix === '' ? 'the router' : 'app.inject()'
 
   t.test(`${path}: a response past invoke.maxResultBytes is cut off there, 413 naming the command and the limit`, async (t) => {
-    const { app, seen } = await budgetApp()
-    t.teardown(() => app.close())
+    const { app, seen } = await budgetApp(t)
     const response = await execute(app, `download${suffix}`, { size: 10 * 1024 * 1024 })
     t.equal(response.statusCode, 413)
     t.same(response.json(), {
@@ -150,16 +142,14 @@ for (const suffix of ['', '.inject']) {
   })
 
   t.test(`${path}: an endless stream ends at the budget instead of never answering`, async (t) => {
-    const { app, seen } = await budgetApp()
-    t.teardown(() => app.close())
+    const { app, seen } = await budgetApp(t)
     const response = await execute(app, `download${suffix}`, { size: -1 })
     t.equal(response.json().error.code, 'PAYLOAD_TOO_LARGE')
     await until(t, 'the endless stream is destroyed', () => seen(`download${suffix}`).destroyed === 1)
   })
 
   t.test(`${path}: a body of exactly the budget is the result; one byte more is 413, a string as a stream`, async (t) => {
-    const { app } = await budgetApp()
-    t.teardown(() => app.close())
+    const { app } = await budgetApp(t)
     const exact = await execute(app, `download${suffix}`, { size: LIMIT })
     t.equal(exact.statusCode, 200)
     t.equal(Buffer.from(exact.json().result, 'base64').length, LIMIT)
@@ -169,8 +159,7 @@ for (const suffix of ['', '.inject']) {
   })
 
   t.test(`${path}: a pipeline step holds at most what is left of the pipeline's budget; nothing runs after it`, async (t) => {
-    const { app, seen } = await budgetApp()
-    t.teardown(() => app.close())
+    const { app, seen } = await budgetApp(t)
     const response = await pipeline(app, {
       steps: [{ command: `text${suffix}`, params: { size: LIMIT / 2 } }, { command: `download${suffix}`, params: { size: -1 } }, { command: 'small' }],
       continueOnError: true
@@ -192,11 +181,10 @@ for (const suffix of ['', '.inject']) {
 }
 
 t.test('the default budget is 8 MiB, and holds with invoke off: MCP still calls commands', async (t) => {
-  const { app } = await budgetApp({})
-  t.teardown(() => app.close())
+  const { app } = await budgetApp(t, {})
   t.equal((await execute(app, 'download', { size: 8 * 1024 * 1024 })).statusCode, 200)
   t.equal((await execute(app, 'download', { size: 8 * 1024 * 1024 + 1 })).statusCode, 413)
-  const { app: mcpOnly } = await budgetApp({ invoke: false, mcp: true })
+  const { app: mcpOnly } = await budgetApp(t, { invoke: false, mcp: true })
   const client = await httpClient(t, `${await listening(t, mcpOnly)}/mcp`)
   const result = await client.callTool({ name: 'download', arguments: { size: 8 * 1024 * 1024 + 1 } })
   t.equal(result.isError, true)
@@ -216,7 +204,7 @@ for (const suffix of ['', '.inject']) {
   const path = suffix === '' ? 'the router' : 'app.inject()'
 
   t.test(`${path}: a caller that goes away closes the inner request; its stream is destroyed`, async (t) => {
-    const { app, seen, onStart } = await budgetApp({ invoke: { maxResultBytes: 1024 * 1024 * 1024 } })
+    const { app, seen, onStart } = await budgetApp(t, { invoke: { maxResultBytes: 1024 * 1024 * 1024 } })
     const origin = await listening(t, app)
     await abandon(`${origin}/svc/execute`, { command: `hang${suffix}` }, onStart(`hang${suffix}`))
     await until(t, 'a route that never answered sees its request close', () => seen(`hang${suffix}`).closed === 1, 2000)
@@ -230,7 +218,7 @@ for (const suffix of ['', '.inject']) {
   })
 
   t.test(`${path}: a pipeline whose caller goes away stops at the step that was running`, async (t) => {
-    const { app, seen, onStart } = await budgetApp()
+    const { app, seen, onStart } = await budgetApp(t)
     const origin = await listening(t, app)
     await abandon(`${origin}/svc/pipeline`, { steps: [{ command: `hang${suffix}` }, { command: 'small' }] }, onStart(`hang${suffix}`))
     await until(t, 'the running step sees its request close', () => seen(`hang${suffix}`).closed === 1, 2000)
@@ -243,7 +231,7 @@ t.test('a caller that leaves before the command starts: the route never runs', a
   let arrived: () => void = () => {}
   const waiting = new Promise<void>((resolve) => { arrived = resolve })
   let ran = 0
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     // The execute request waits in an app-wide hook until its caller has gone.
     app.addHook('preHandler', async (request) => {
       if (request.url !== '/svc/execute') return
@@ -262,13 +250,12 @@ t.test('a caller that leaves before the command starts: the route never runs', a
 })
 
 t.test('a response destroyed by its route before its head, through app.inject(): 502, not a hang', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/gone', { config: { svcDispatch: 'inject' }, svc: { description: 'Destroys its response' } }, async (request, reply) => {
       reply.raw.destroy()
       return reply
     })
   })
-  t.teardown(() => app.close())
   const response = await execute(app, 'gone')
   t.equal(response.statusCode, 502)
   t.equal(response.json().error.message, 'The route\'s response broke off before it was complete.')

@@ -55,7 +55,7 @@ async function sameAnswer (t: Test, app: FastifyInstance, call: Call, command: s
 }
 
 t.test('@fastify/rate-limit on the route: the same counts, 429 and headers as a direct caller gets', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(rateLimit, { global: false, keyGenerator: (request) => String(request.headers['x-client']) })
     app.get('/quote', { config: { rateLimit: { max: 2, timeWindow: 60_000 } }, svc: { description: 'A quote' } }, async () => ({ quote: 'carpe diem' }))
   })
@@ -74,7 +74,7 @@ t.test('@fastify/rate-limit on the route: the same counts, 429 and headers as a 
 })
 
 t.test('@fastify/jwt: request.jwtVerify() in a hook refuses and accepts as on a direct call', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(fastifyJwt, { secret: 'a secret of the compatibility matrix' })
     app.get('/me', {
       onRequest: async (request) => { await request.jwtVerify() },
@@ -89,7 +89,7 @@ t.test('@fastify/jwt: request.jwtVerify() in a hook refuses and accepts as on a 
 })
 
 t.test('@fastify/cookie: the route reads the caller\'s cookies and its Set-Cookie is relayed', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(cookie, { secret: 'cookie secret' })
     app.post('/visits', { svc: { name: 'visits.create', description: 'Counts visits', params: Type.Object({ step: Type.Integer() }) } }, async (request, reply) => {
       const visits = Number(request.cookies.visits ?? 0) + (request.body as { step: number }).step
@@ -102,7 +102,7 @@ t.test('@fastify/cookie: the route reads the caller\'s cookies and its Set-Cooki
 })
 
 t.test('@fastify/cors and @fastify/helmet: their hooks run on the inner request and set what they set directly', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(cors, { origin: ORIGIN, credentials: true })
     await app.register(helmet, { global: true })
     // The headers set before the handler (by both plugins' onRequest hooks, helmet's on the raw response).
@@ -114,7 +114,7 @@ t.test('@fastify/cors and @fastify/helmet: their hooks run on the inner request 
 
 t.test('@fastify/compress: the caller\'s Accept-Encoding stays with the outer response; the result is the route\'s JSON', async (t) => {
   const items = Array.from({ length: 200 }, (_, index) => ({ sku: `sku-${index}`, name: 'an item long enough to compress' }))
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(compress, { global: true, threshold: 100 })
     app.get('/catalog', { svc: { description: 'Every item' } }, async () => items)
   })
@@ -127,7 +127,7 @@ t.test('@fastify/compress: the caller\'s Accept-Encoding stays with the outer re
 })
 
 t.test('a streamed reply, a hijacked reply and reads of request.raw answer as directly', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/stream', { svc: { description: 'A JSON body in chunks' } }, async (request, reply) => {
       reply.type('application/json')
       return Readable.from(['{"parts":', '[1,2', ',3]}'])
@@ -166,7 +166,7 @@ t.test('a streamed reply, a hijacked reply and reads of request.raw answer as di
 })
 
 t.test('a route that reads the body stream itself, with a body parser of its own context', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(async (child) => {
       child.removeContentTypeParser('application/json')
       child.addContentTypeParser('application/json', async (request: unknown, payload: NodeJS.ReadableStream) => {
@@ -183,7 +183,7 @@ t.test('a route that reads the body stream itself, with a body parser of its own
 
 t.test('every hook, the serializer and the route\'s error handler run, in the order of a direct call', async (t) => {
   const seen: string[] = []
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     const hook = (name: string) => async () => { seen.push(name) }
     app.post('/orders/:id', {
       schema: {
@@ -229,7 +229,7 @@ t.test('every hook, the serializer and the route\'s error handler run, in the or
 })
 
 t.test('routes that ask for it are called through app.inject(); a stream that breaks off is an error', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.route({ method: ['GET'], url: '/agent', config: { svcDispatch: 'inject' }, svc: { description: 'The inner request' }, handler: async (request) => ({ request: request.raw.constructor.name }) })
     app.post('/agent', { config: { svcDispatch: 'inject' }, svc: { name: 'agent.post', description: 'The inner request, with a body', params: Type.Object({ n: Type.Integer() }) } }, async (request) => ({ request: request.raw.constructor.name, body: request.body }))
     app.get('/socket', { websocket: true, svc: { description: 'A route of @fastify/websocket' } } as Record<string, unknown>, async (request: FastifyRequest) => ({ request: request.raw.constructor.name }))

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import svcManifest from '../../lib/index.js'
 import { readyApp, requiredOptions } from '../helpers/app.js'
 import { execute, pipeline } from '../helpers/invoke.js'
@@ -13,8 +13,8 @@ function count (name: string): void {
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff])
 
-async function itemsApp (): Promise<FastifyInstance> {
-  return await readyApp({}, (app) => {
+async function itemsApp (t: Test): Promise<FastifyInstance> {
+  return await readyApp(t, {}, (app) => {
     app.get('/items/:id', {
       svc: { name: 'items.get', description: 'One item', params: Type.Object({ fields: Type.Optional(Type.Array(Type.String())), verbose: Type.Optional(Type.Boolean()) }) }
     }, async (request) => {
@@ -46,8 +46,7 @@ async function itemsApp (): Promise<FastifyInstance> {
 }
 
 t.test('GET, POST, PUT, PATCH and DELETE routes, each param in its place', async (t) => {
-  const app = await itemsApp()
-  t.teardown(() => app.close())
+  const app = await itemsApp(t)
 
   const get = await execute(app, 'items.get', { id: 'a-1', fields: ['name', 'price'], verbose: true })
   t.equal(get.statusCode, 200)
@@ -75,8 +74,7 @@ t.test('GET, POST, PUT, PATCH and DELETE routes, each param in its place', async
 })
 
 t.test('params the command does not declare go to its non-path place', async (t) => {
-  const app = await itemsApp()
-  t.teardown(() => app.close())
+  const app = await itemsApp(t)
   t.same((await execute(app, 'search', { q: 'tea', page: 2 })).json().result, { q: 'tea', page: '2' }, 'GET: the query string')
   t.same((await execute(app, 'items.note', { id: '1', text: 'hi', n: { deep: [1] } })).json().result, { body: { text: 'hi', n: { deep: [1] } }, query: {} }, 'POST: the JSON body')
   t.same((await execute(app, 'items.note', { id: '1' })).json().result, { body: {}, query: {} }, 'POST always sends a JSON object')
@@ -85,8 +83,7 @@ t.test('params the command does not declare go to its non-path place', async (t)
 })
 
 t.test('path params are encoded into their segment, never into another route', async (t) => {
-  const app = await itemsApp()
-  t.teardown(() => app.close())
+  const app = await itemsApp(t)
   for (const id of ['a b', 'a/b', '../admin', '?x=1#y', '%2e%2e', 'ü', '  ', '...']) {
     const response = await execute(app, 'items.get', { id })
     t.equal(response.statusCode, 200, JSON.stringify(id))
@@ -97,8 +94,7 @@ t.test('path params are encoded into their segment, never into another route', a
 })
 
 t.test('params that no URL can carry are INVALID_PARAMS, before the route runs', async (t) => {
-  const app = await itemsApp()
-  t.teardown(() => app.close())
+  const app = await itemsApp(t)
   ran.clear()
   const cases: Array<[Record<string, unknown>, RegExp]> = [
     [{}, /^Missing path param "id": the route's URL needs it\.$/],
@@ -129,8 +125,7 @@ t.test('params that no URL can carry are INVALID_PARAMS, before the route runs',
 })
 
 t.test('params nested deeper than JSON.stringify goes are refused, not a crash', async (t) => {
-  const app = await itemsApp()
-  t.teardown(() => app.close())
+  const app = await itemsApp(t)
   const deep = '['.repeat(20_000) + ']'.repeat(20_000)
   const headers = { 'content-type': 'application/json' }
   const executed = await app.inject({ method: 'POST', url: '/svc/execute', headers, payload: `{"command":"items.note","params":{"id":"1","x":${deep}}}` })
@@ -142,7 +137,7 @@ t.test('params nested deeper than JSON.stringify goes are refused, not a crash',
 })
 
 t.test('what the route answers: text, binary, JSON that is not, errors and redirects', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/readme', { svc: { description: 'Plain text' } }, async (request, reply) => reply.type('text/markdown; charset=utf-8').send('# Shop\n'))
     app.get('/logo', { svc: { description: 'Binary' } }, async (request, reply) => reply.type('image/png').send(PNG))
     app.get('/blob', { svc: { description: 'Binary without a type' } }, async (request, reply) => {
@@ -163,7 +158,6 @@ t.test('what the route answers: text, binary, JSON that is not, errors and redir
     app.get('/bad-json-error', { svc: { description: 'An error that says JSON and is not' } }, async (request, reply) => reply.code(400).type('application/json').send('oops'))
     app.get('/overloaded', { svc: { description: '503' } }, async (request, reply) => reply.code(503).send({ message: 'try later' }))
   })
-  t.teardown(() => app.close())
 
   t.same((await execute(app, 'readme')).json(), { ok: true, result: '# Shop\n' }, 'text/* is passed as text')
   const logo = await execute(app, 'logo')
@@ -192,7 +186,7 @@ t.test('what the route answers: text, binary, JSON that is not, errors and redir
 })
 
 t.test('route URLs of every find-my-way form', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     const echo = async (request: { params: unknown }) => request.params
     app.get('/files/*', { svc: { name: 'files.read', description: 'Wildcard' } }, echo)
     app.get('/reports/:year-:month.csv', { svc: { name: 'reports.get', description: 'Two params in one segment' } }, echo)
@@ -201,7 +195,6 @@ t.test('route URLs of every find-my-way form', async (t) => {
     app.get('/docs/:page?', { svc: { name: 'docs.read', description: 'An optional last param' } }, echo)
     app.get('/:lang?', { svc: { name: 'home', description: 'An optional param at the root' } }, async (request) => ({ url: request.url, params: request.params }))
   })
-  t.teardown(() => app.close())
   t.same((await execute(app, 'files.read', { '*': 'a/b c.txt' })).json().result, { '*': 'a/b c.txt' })
   t.same((await execute(app, 'reports.get', { year: 2026, month: '03' })).json().result, { year: '2026', month: '03' })
   t.same((await execute(app, 'orders.lines', { id: 42 })).json().result, { id: '42' })
@@ -221,13 +214,12 @@ t.test('route URLs of every find-my-way form', async (t) => {
 
 t.test('the caller\'s headers and address reach the route; hop-by-hop and entity headers do not', async (t) => {
   let seen: { headers: Record<string, unknown>, ip: string } | undefined
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/whoami', { svc: { description: 'Echo' } }, async (request) => {
       seen = { headers: request.headers, ip: request.ip }
       return {}
     })
   })
-  t.teardown(() => app.close())
   await app.inject({
     method: 'POST',
     url: '/svc/execute',
@@ -260,7 +252,7 @@ t.test('the caller\'s headers and address reach the route; hop-by-hop and entity
 })
 
 t.test('route headers relayed to the caller: set-cookie, retry-after, rate limits; no others', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/login', { svc: { description: 'Sets cookies' } }, async (request, reply) => {
       reply.header('set-cookie', ['session=abc; HttpOnly; Path=/', 'theme=dark'])
       reply.header('retry-after', '3').header('ratelimit-remaining', '9').header('ratelimit', 'limit=10').header('x-ratelimit-limit', '10')
@@ -268,7 +260,6 @@ t.test('route headers relayed to the caller: set-cookie, retry-after, rate limit
       return { ok: 1 }
     })
   })
-  t.teardown(() => app.close())
   const response = await execute(app, 'login')
   t.same(response.headers['set-cookie'], ['session=abc; HttpOnly; Path=/', 'theme=dark'])
   t.equal(response.headers['retry-after'], '3')
@@ -282,11 +273,10 @@ t.test('route headers relayed to the caller: set-cookie, retry-after, rate limit
 
 t.test('only commands are reachable: names of other routes and paths are unknown commands', async (t) => {
   let adminRan = false
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/admin', async () => { adminRan = true; return 'secret' })
     app.get('/items', { svc: { description: 'Items' } }, async () => [])
   })
-  t.teardown(() => app.close())
   for (const command of ['admin', '/admin', '../admin', 'GET /admin', 'items/../admin', '__proto__', 'constructor', 'toString', 'svc.execute', '']) {
     const response = await execute(app, command)
     t.equal(response.statusCode, 404, JSON.stringify(command))
@@ -311,7 +301,7 @@ t.test('a call while the app closes is refused, not left hanging', async (t) => 
   let release: () => void = () => {}
   let entered: () => void = () => {}
   const inside = new Promise<void>((resolve) => { entered = resolve })
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/slow', { svc: { description: 'Waits' } }, async () => {
       entered()
       await new Promise<void>((resolve) => { release = resolve })

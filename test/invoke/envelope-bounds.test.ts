@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { execute, pipeline } from '../helpers/invoke.js'
 
@@ -8,9 +8,9 @@ import { execute, pipeline } from '../helpers/invoke.js'
 // added twice. An inner URL is held to what a direct request is held to: a 900 KB query param made a
 // 922 KB log line, where a direct request gets 431.
 
-async function cartApp (serverOptions = {}) {
+async function cartApp (t: Test, serverOptions = {}) {
   const calls = { add: 0, find: 0 }
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/cart/items', { svc: { name: 'cart.add', description: 'Add an item', params: Type.Object({ sku: Type.String() }) } }, async (request) => {
       calls.add++
       return { added: (request.body as { sku: string }).sku }
@@ -24,7 +24,6 @@ async function cartApp (serverOptions = {}) {
       return { params: request.params }
     })
   }, serverOptions)
-  t.teardown(() => app.close())
   return { app, calls }
 }
 
@@ -35,7 +34,7 @@ function call (app: Awaited<ReturnType<typeof cartApp>>['app'], body: string) {
 const REFUSED = { code: 'INVALID_REQUEST', status: 400, message: '"requestId" must be a string of at most 256 characters or a finite number when present.' }
 
 t.test('a requestId that is not a short string or a finite number is refused before the command runs', async (t) => {
-  const { app, calls } = await cartApp()
+  const { app, calls } = await cartApp(t)
   const deep = '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000)
   const cases: Array<[string, string]> = [
     ['nested 10,000 deep', deep],
@@ -59,7 +58,7 @@ t.test('a requestId that is not a short string or a finite number is refused bef
 })
 
 t.test('a string of up to 256 UTF-16 units or a finite number is echoed; null is absent', async (t) => {
-  const { app, calls } = await cartApp()
+  const { app, calls } = await cartApp(t)
   const echoed: unknown[] = ['r'.repeat(256), '😀'.repeat(128), '', 0, -7.5, 1e300, Number.MAX_SAFE_INTEGER + 2]
   for (const requestId of echoed) {
     const response = await call(app, JSON.stringify({ command: 'cart.add', params: { sku: 'mug' }, requestId }))
@@ -80,7 +79,7 @@ function logged () {
 
 t.test('a query param that would make a URL past maxHeaderSize: 400 naming it, the route never runs, no long log line', async (t) => {
   const log = logged()
-  const { app, calls } = await cartApp({ logger: log.logger })
+  const { app, calls } = await cartApp(t, { logger: log.logger })
   const huge = 'x'.repeat(900 * 1024)
   const response = await execute(app, 'items.find', { q: huge })
   t.equal(response.statusCode, 400)
@@ -103,7 +102,7 @@ t.test('a query param that would make a URL past maxHeaderSize: 400 naming it, t
 })
 
 t.test('the limit is the server\'s own maxHeaderSize, and a URL of exactly that length passes', async (t) => {
-  const { app, calls } = await cartApp({ http: { maxHeaderSize: 1024 } })
+  const { app, calls } = await cartApp(t, { http: { maxHeaderSize: 1024 } })
   // `/items?q=` is 9 characters.
   const fits = await execute(app, 'items.find', { q: 'z'.repeat(1024 - 9) })
   t.equal(fits.json().result.query.q.length, 1024 - 9)
@@ -111,7 +110,7 @@ t.test('the limit is the server\'s own maxHeaderSize, and a URL of exactly that 
   t.match(over.json().error.message, 'longer than 1024 characters')
   t.equal(calls.find, 1)
   const log = logged()
-  const { app: logging } = await cartApp({ logger: log.logger })
+  const { app: logging } = await cartApp(t, { logger: log.logger })
   const within = await execute(logging, 'items.find', { q: 'w'.repeat(16_000) })
   t.equal(within.statusCode, 200, 'within the default, the call is made')
   const longest = Math.max(...log.lines.map((line) => line.length))
@@ -120,13 +119,12 @@ t.test('the limit is the server\'s own maxHeaderSize, and a URL of exactly that 
 
 t.test('MCP: a JSON-RPC id that is not a string or a finite number is refused before the tool runs', async (t) => {
   let ran = 0
-  const app = await readyApp({ mcp: true }, (app) => {
+  const app = await readyApp(t, { mcp: true }, (app) => {
     app.get('/ping', { svc: { description: 'Ping' } }, async () => {
       ran++
       return { pong: true }
     })
   })
-  t.teardown(() => app.close())
   const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' }
   for (const id of ['{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000), '{"n":1}', 'true', '1e400']) {
     const response = await app.inject({ method: 'POST', url: '/mcp', headers, payload: `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"ping","arguments":{}}}` })

@@ -1,16 +1,15 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { execute } from '../helpers/invoke.js'
 
-async function app () {
-  return await readyApp({}, (app) => {
+async function app (t: Test) {
+  return await readyApp(t, {}, (app) => {
     app.get('/ping', { svc: { description: 'Pong' } }, async (request) => ({ pong: true, query: request.query }))
   })
 }
 
 t.test('a call answers 200 with ok, result and the requestId it was given', async (t) => {
-  const server = await app()
-  t.teardown(() => server.close())
+  const server = await app(t)
   const response = await server.inject({ method: 'POST', url: '/svc/execute', payload: { command: 'ping', requestId: 'r-1', other: 'ignored' } })
   t.equal(response.statusCode, 200)
   t.equal(response.headers['content-type'], 'application/json; charset=utf-8')
@@ -21,8 +20,7 @@ t.test('a call answers 200 with ok, result and the requestId it was given', asyn
 })
 
 t.test('malformed envelopes are INVALID_REQUEST', async (t) => {
-  const server = await app()
-  t.teardown(() => server.close())
+  const server = await app(t)
   const json = { 'content-type': 'application/json' }
   const cases: Array<{ label: string, payload: string, headers?: Record<string, string>, status?: number, message: RegExp, cause?: string }> = [
     { label: 'not JSON', payload: '{"command":', message: /not valid JSON/, cause: 'FST_ERR_CTP_INVALID_JSON_BODY' },
@@ -52,31 +50,28 @@ t.test('malformed envelopes are INVALID_REQUEST', async (t) => {
 })
 
 t.test('a body over the body limit is PAYLOAD_TOO_LARGE', async (t) => {
-  const server = await readyApp({}, (app) => {
+  const server = await readyApp(t, {}, (app) => {
     app.get('/ping', { svc: { description: 'Pong' } }, async () => 1)
   }, { bodyLimit: 100 })
-  t.teardown(() => server.close())
   const response = await execute(server, 'ping', { padding: 'x'.repeat(200) })
   t.equal(response.statusCode, 413)
   t.same(response.json().error, { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is too large', status: 413, cause: 'FST_ERR_CTP_BODY_TOO_LARGE' })
 })
 
 t.test('only POST: other methods on the endpoints are not found', async (t) => {
-  const server = await app()
-  t.teardown(() => server.close())
+  const server = await app(t)
   t.equal((await server.inject({ method: 'GET', url: '/svc/execute' })).statusCode, 404)
   t.equal((await server.inject({ method: 'PUT', url: '/svc/pipeline', payload: {} })).statusCode, 404)
 })
 
 t.test('an app-wide hook that refuses the outer request gets the envelope too', async (t) => {
-  const server = await readyApp({}, (app) => {
+  const server = await readyApp(t, {}, (app) => {
     app.addHook('onRequest', async (request) => {
       if (request.headers['x-block'] === 'teapot') throw Object.assign(new Error('No coffee here'), { statusCode: 418, code: 'APP_TEAPOT' })
       if (request.headers['x-block'] === 'crash') throw new Error('hook crashed')
     })
     app.get('/ping', { svc: { description: 'Pong' } }, async () => 1)
   })
-  t.teardown(() => server.close())
   const teapot = await execute(server, 'ping', {}, { 'x-block': 'teapot' })
   t.equal(teapot.statusCode, 418)
   t.same(teapot.json(), { ok: false, error: { code: 'COMMAND_FAILED', message: 'No coffee here', status: 418, cause: 'APP_TEAPOT' } })
@@ -86,11 +81,10 @@ t.test('an app-wide hook that refuses the outer request gets the envelope too', 
 })
 
 t.test('a text or binary result carries the requestId it was given, as a JSON one does', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/note', { svc: { description: 'A text' } }, async (request, reply) => reply.type('text/plain').send('hello'))
     app.get('/logo', { svc: { description: 'Bytes' } }, async (request, reply) => reply.type('image/png').send(Buffer.from([1, 2, 3])))
   })
-  t.teardown(() => app.close())
   const call = async (command: string) => (await app.inject({ method: 'POST', url: '/svc/execute', payload: { command, requestId: 'r-1' } })).json()
   t.same(await call('note'), { ok: true, result: 'hello', requestId: 'r-1' })
   t.same(await call('logo'), { ok: true, result: 'AQID', encoding: 'base64', contentType: 'image/png', requestId: 'r-1' })

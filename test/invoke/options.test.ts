@@ -8,8 +8,7 @@ const ping = (app: import('fastify').FastifyInstance) => {
 }
 
 t.test('the manifest\'s 200 and 304 name the endpoints in a Link header', async (t) => {
-  const app = await readyApp({}, ping)
-  t.teardown(() => app.close())
+  const app = await readyApp(t, {}, ping)
   const link = '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline", </svc/events>; rel="svc-events"'
   const ok = await app.inject('/.well-known/svc.json')
   t.equal(ok.headers.link, link)
@@ -21,8 +20,7 @@ t.test('the manifest\'s 200 and 304 name the endpoints in a Link header', async 
 
 t.test('basePath moves the endpoints and their links', async (t) => {
   for (const [basePath, prefix] of [['/api/agent', '/api/agent'], ['/tools/', '/tools'], ['/', '']]) {
-    const app = await readyApp({ basePath }, ping)
-    t.teardown(() => app.close())
+    const app = await readyApp(t, { basePath }, ping)
     t.equal((await app.inject('/.well-known/svc.json')).headers.link, `<${prefix}/execute>; rel="svc-execute", <${prefix}/pipeline>; rel="svc-pipeline", <${prefix}/events>; rel="svc-events"`, basePath)
     const executed = await app.inject({ method: 'POST', url: `${prefix}/execute`, payload: { command: 'ping' } })
     t.same(executed.json(), { ok: true, result: 'pong' }, `${basePath}: execute`)
@@ -33,8 +31,7 @@ t.test('basePath moves the endpoints and their links', async (t) => {
 })
 
 t.test('invoke: false removes both routes and their links', async (t) => {
-  const app = await readyApp({ invoke: false }, ping)
-  t.teardown(() => app.close())
+  const app = await readyApp(t, { invoke: false }, ping)
   t.equal((await app.inject({ method: 'POST', url: '/svc/execute', payload: { command: 'ping' } })).statusCode, 404)
   t.equal((await app.inject({ method: 'POST', url: '/svc/pipeline', payload: { steps: [{ command: 'ping' }] } })).statusCode, 404)
   t.notOk(app.hasRoute({ method: 'POST', url: '/svc/execute' }), 'no execute route')
@@ -47,8 +44,7 @@ t.test('invoke: false removes both routes and their links', async (t) => {
 
 t.test('invoke: true and {} keep the defaults', async (t) => {
   for (const invoke of [true, {}, { maxSteps: undefined }]) {
-    const app = await readyApp({ invoke }, ping)
-    t.teardown(() => app.close())
+    const app = await readyApp(t, { invoke }, ping)
     const response = await app.inject({ method: 'POST', url: '/svc/pipeline', payload: { steps: Array(17).fill({ command: 'ping' }) } })
     t.match(response.json().error.message, /1 to 16 steps/, JSON.stringify(invoke))
   }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { pipeline } from '../helpers/invoke.js'
 
@@ -8,9 +8,9 @@ const PRODUCTS = [
   { sku: 'kettle', name: 'Electric kettle', tags: ['kitchen'], stock: { store: 0, 'back-room': 1 } }
 ]
 
-async function shopApp (options = {}) {
+async function shopApp (t: Test, options = {}) {
   const calls: string[] = []
-  const app = await readyApp(options, (app) => {
+  const app = await readyApp(t, options, (app) => {
     app.get<{ Querystring: { q: string } }>('/products', { svc: { name: 'products.search', description: 'Search', params: Type.Object({ q: Type.String() }) } }, async (request) => {
       calls.push('search')
       return PRODUCTS.filter((product) => product.name.toLowerCase().includes(request.query.q))
@@ -29,8 +29,7 @@ async function shopApp (options = {}) {
 }
 
 t.test('steps run in order, each like execute, and references reach into arrays and objects', async (t) => {
-  const { app, calls } = await shopApp()
-  t.teardown(() => app.close())
+  const { app, calls } = await shopApp(t)
   const response = await pipeline(app, {
     steps: [
       { command: 'products.search', params: { q: 'tea' }, as: 'found' },
@@ -75,8 +74,7 @@ t.test('steps run in order, each like execute, and references reach into arrays 
 })
 
 t.test('a reference that does not resolve fails its step with INVALID_PARAMS naming it', async (t) => {
-  const { app, calls } = await shopApp()
-  t.teardown(() => app.close())
+  const { app, calls } = await shopApp(t)
   const cases: Array<[unknown, string]> = [
     ['$prev[3]', 'Reference "$prev[3]" does not resolve: $prev has no item 3.'],
     ['$found', 'Reference "$found" does not resolve: no earlier step that succeeded has as: "found".'],
@@ -115,8 +113,7 @@ t.test('a reference that does not resolve fails its step with INVALID_PARAMS nam
 })
 
 t.test('a failing middle step stops the pipeline, or not with continueOnError', async (t) => {
-  const { app, calls } = await shopApp()
-  t.teardown(() => app.close())
+  const { app, calls } = await shopApp(t)
   const steps = [
     { command: 'products.get', params: { sku: 'mug' }, as: 'mug' },
     { command: 'products.get', params: { sku: 'teapot' }, as: 'teapot' },
@@ -152,15 +149,13 @@ t.test('a failing middle step stops the pipeline, or not with continueOnError', 
 })
 
 t.test('an unknown command fails its step', async (t) => {
-  const { app } = await shopApp()
-  t.teardown(() => app.close())
+  const { app } = await shopApp(t)
   const response = await pipeline(app, { steps: [{ command: 'note' }, { command: 'admin' }] })
   t.same(response.json().results[1], { command: 'admin', ok: false, error: { code: 'UNKNOWN_COMMAND', message: 'Unknown command "admin". The manifest lists the commands.', status: 404 } })
 })
 
 t.test('malformed pipelines are refused before any step runs', async (t) => {
-  const { app, calls } = await shopApp()
-  t.teardown(() => app.close())
+  const { app, calls } = await shopApp(t)
   const note = { command: 'note' }
   const cases: Array<[unknown, string]> = [
     [[note], 'The body must be a JSON object { steps: [{ command, params?, as? }], continueOnError? }.'],
@@ -188,8 +183,7 @@ t.test('malformed pipelines are refused before any step runs', async (t) => {
 })
 
 t.test('invoke.maxSteps sets the limit', async (t) => {
-  const { app } = await shopApp({ invoke: { maxSteps: 2 } })
-  t.teardown(() => app.close())
+  const { app } = await shopApp(t, { invoke: { maxSteps: 2 } })
   t.equal((await pipeline(app, { steps: [{ command: 'note' }, { command: 'note' }] })).statusCode, 200)
   const tooMany = await pipeline(app, { steps: [{ command: 'note' }, { command: 'note' }, { command: 'note' }] })
   t.equal(tooMany.statusCode, 400)
@@ -197,11 +191,10 @@ t.test('invoke.maxSteps sets the limit', async (t) => {
 })
 
 t.test('binary results keep their encoding; headers of every step are relayed', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/icon', { svc: { description: 'Binary' } }, async (request, reply) => reply.type('image/x-icon').header('set-cookie', 'a=1').send(Buffer.from([0, 1])))
     app.get('/limited', { svc: { description: 'Sets headers' } }, async (request, reply) => reply.header('set-cookie', 'b=2').header('x-ratelimit-remaining', '5').send({}))
   })
-  t.teardown(() => app.close())
   const response = await pipeline(app, { steps: [{ command: 'icon' }, { command: 'limited' }] })
   t.same(response.json().results[0], { command: 'icon', ok: true, result: 'AAE=', encoding: 'base64', contentType: 'image/x-icon' })
   t.same(response.headers['set-cookie'], ['a=1', 'b=2'], 'cookies of every step')

@@ -6,11 +6,10 @@ import { readyApp, requiredOptions } from '../helpers/app.js'
 import { execute } from '../helpers/invoke.js'
 
 t.test('@fastify/rate-limit on a command, keyed by IP, sees the caller\'s address', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(rateLimit, { global: false })
     app.get('/quote', { config: { rateLimit: { max: 2, timeWindow: 60_000 } }, svc: { description: 'A quote' } }, async () => 'carpe diem')
   })
-  t.teardown(() => app.close())
   const from = (remoteAddress: string) => app.inject({ method: 'POST', url: '/svc/execute', remoteAddress, payload: { command: 'quote' } })
 
   t.equal((await from('198.51.100.1')).statusCode, 200)
@@ -44,12 +43,11 @@ t.test('an app-wide rate limit counts the outer request and the inner one', asyn
 })
 
 t.test('over a real socket behind a proxy (trustProxy), each forwarded client has its own budget', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(rateLimit, { global: false })
     app.get('/quote', { config: { rateLimit: { max: 1, timeWindow: 60_000 } }, svc: { description: 'A quote' } }, async (request) => request.ip)
   }, { trustProxy: true })
   await app.listen({ host: '127.0.0.1', port: 0 })
-  t.teardown(() => app.close())
   const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/svc/execute`
   const from = (client: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': client }, body: '{"command":"quote"}' })
 

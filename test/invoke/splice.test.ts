@@ -6,7 +6,7 @@ import { execute, pipeline } from '../helpers/invoke.js'
 // JSON value is passed on as text, so the envelope is always valid JSON.
 
 t.test('the route\'s JSON text is the envelope\'s result, byte for byte', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/spaced', { svc: { description: 'JSON with spacing and escapes' } }, async (request, reply) => reply.type('application/json').send('{ "a" : [1, 2.5e3],\n "é": "\\u00e9\\"" }'))
     app.get('/broken', { svc: { description: 'Calls its text JSON' } }, async (request, reply) => reply.type('application/json').send('{"a":1}{"b":2}'))
     app.get('/items', { svc: { description: 'Items' } }, async () => [{ sku: 'mug' }])

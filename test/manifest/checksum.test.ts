@@ -55,7 +55,7 @@ t.test('values RFC 8785 forbids are refused, as the reference implementation ref
 })
 
 t.test('a served manifest with index-like param names and object defaults verifies', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/grid', {
       svc: {
         description: 'Set grid cells',
@@ -72,7 +72,7 @@ t.test('a served manifest with index-like param names and object defaults verifi
 })
 
 t.test('a manifest whose commands outgrow one piece of hashed text (64 KB) verifies, and sorts names by code unit', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     for (let index = 0; index < 400; index++) {
       app.post(`/r${index}/orders`, {
         svc: { description: `Places order ${index} ${'of many words '.repeat(20)}`, params: Type.Object({ sku: Type.String(), quantity: Type.Integer({ minimum: 1 }) }) }
@@ -87,7 +87,7 @@ t.test('a manifest whose commands outgrow one piece of hashed text (64 KB) verif
 })
 
 t.test('a served manifest with every command field, descriptions and an index key in a default, verifies', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/orders', {
       svc: {
         name: 'order.place',

@@ -10,7 +10,7 @@ function ready (fastify: FastifyInstance): Promise<unknown> {
 }
 
 t.test('app.svc.type, app.svc.event and app.svc.channel add to the manifest', async (t) => {
-  const manifest = await fetchManifest(await readyApp({ svc: '0.5.0' }, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { svc: '0.5.0' }, (app) => {
     app.svc.type('Product', Type.Object({ sku: Type.String(), price: Type.Number() }))
     app.svc.event('cart.updated', { description: 'Cart contents changed', data: Type.Object({ items: Type.Array(Type.String()) }) })
     app.svc.event('cart.cleared', { description: 'Cart emptied' })
@@ -25,7 +25,7 @@ t.test('app.svc.type, app.svc.event and app.svc.channel add to the manifest', as
 })
 
 t.test('plugins registered after the manifest plugin can use app.svc', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, async (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, async (app) => {
     await app.register(async (catalog) => {
       catalog.svc.type('Product', Type.Object({ sku: Type.String() }))
       catalog.svc.event('product.added', { description: 'New product', data: Type.Object({ product: Type.Ref('Product') }) })
@@ -38,7 +38,7 @@ t.test('plugins registered after the manifest plugin can use app.svc', async (t)
 })
 
 t.test('options and app.svc add to the same maps', async (t) => {
-  const manifest = await fetchManifest(await readyApp({
+  const manifest = await fetchManifest(await readyApp(t, {
     svc: '0.5.0',
     types: { Sku: Type.String() },
     events: { 'order.placed': { description: 'Order placed' } },
@@ -55,7 +55,7 @@ t.test('options and app.svc add to the same maps', async (t) => {
 })
 
 t.test('a registered type validates requests that refer to it', async (t) => {
-  const app = await readyApp({ types: { Product: Type.Object({ sku: Type.String() }) } }, (app) => {
+  const app = await readyApp(t, { types: { Product: Type.Object({ sku: Type.String() }) } }, (app) => {
     app.post('/cart/items', { svc: { description: 'Add', params: Type.Object({ product: Type.Ref('Product') }) } }, async (request) => request.body)
   })
   t.equal((await app.inject({ method: 'POST', url: '/cart/items', payload: { product: { name: 'no sku' } } })).statusCode, 400)
@@ -95,7 +95,7 @@ t.test('bad definitions through app.svc are refused with the name', async (t) =>
 })
 
 t.test('calls after ready() throw FST_SVC_AFTER_READY', async (t) => {
-  const app = await readyApp({ svc: '0.5.0' })
+  const app = await readyApp(t, { svc: '0.5.0' })
   t.throws(() => app.svc.type('Late', Type.String()), { code: 'FST_SVC_AFTER_READY', message: /app\.svc\.type\("Late"\) was called after ready\(\)/ })
   t.throws(() => app.svc.event('late.event', { description: 'Late' }), { code: 'FST_SVC_AFTER_READY', message: /app\.svc\.event\("late\.event"\)/ })
   t.throws(() => app.svc.channel('late', { description: 'Late' }), { code: 'FST_SVC_AFTER_READY', message: /app\.svc\.channel\("late"\)/ })
@@ -121,7 +121,7 @@ t.test('after a failed ready() the manifest stays unreadable', async (t) => {
 })
 
 t.test('app.svc.manifest is the served manifest, deeply frozen', async (t) => {
-  const app = await readyApp({ types: { Product: Type.Object({ sku: Type.String() }) }, events: { 'a.b': { description: 'A', data: Type.Object({ x: Type.String() }) } } }, (app) => {
+  const app = await readyApp(t, { types: { Product: Type.Object({ sku: Type.String() }) }, events: { 'a.b': { description: 'A', data: Type.Object({ x: Type.String() }) } } }, (app) => {
     app.get('/search', { svc: { description: 'Search', params: Type.Object({ q: Type.String() }), tags: ['catalog'], hints: { idempotent: true } } }, async () => [])
   })
   const manifest = app.svc.manifest
@@ -137,8 +137,8 @@ t.test('app.svc.manifest is the served manifest, deeply frozen', async (t) => {
 })
 
 t.test('each app has its own registry', async (t) => {
-  const one = await readyApp({ types: { One: Type.String() } })
-  const two = await readyApp({ types: { Two: Type.String() } })
+  const one = await readyApp(t, { types: { One: Type.String() } })
+  const two = await readyApp(t, { types: { Two: Type.String() } })
   t.same(Object.keys(one.svc.manifest.types), ['One'])
   t.same(Object.keys(two.svc.manifest.types), ['Two'])
 })

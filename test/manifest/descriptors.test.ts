@@ -15,7 +15,7 @@ type Builder = typeof TypeBox1.Type
 
 for (const [label, Type] of [['TypeBox 0.34', TypeBox034.Type as unknown as Builder], ['typebox 1.x', TypeBox1.Type]] as const) {
   t.test(`${label}: nested bodies, array items, enums and bounds are described`, async (t) => {
-    const app = await readyApp({ types: { Tag: Type.String({ minLength: 1, description: 'A tag' }) } }, (app) => {
+    const app = await readyApp(t, { types: { Tag: Type.String({ minLength: 1, description: 'A tag' }) } }, (app) => {
       app.post('/users/login', {
         svc: {
           description: 'Log in',
@@ -42,7 +42,6 @@ for (const [label, Type] of [['TypeBox 0.34', TypeBox034.Type as unknown as Buil
         }
       }, async () => [])
     })
-    t.teardown(() => app.close())
     const { commands, types } = await fetchManifest(app)
     const user = commands['users.login'].params?.user
     t.same(user, {
@@ -92,10 +91,9 @@ t.test('every descriptor key comes in the documented order, whatever the schema\
     default: 'x',
     type: 'string'
   }
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/everything', { svc: { description: 'Everything', returns: everything } }, async () => ({}))
   })
-  t.teardown(() => app.close())
   const { commands } = await fetchManifest(app)
   t.same(Object.keys(commands.everything.returns ?? {}), [
     'type', 'default', 'description', 'enum', 'format', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum',
@@ -105,11 +103,10 @@ t.test('every descriptor key comes in the documented order, whatever the schema\
 
 t.test('event data fields and type properties are descriptors with required', async (t) => {
   const Type = TypeBox034.Type
-  const app = await readyApp({
+  const app = await readyApp(t, {
     types: { Article: Type.Object({ slug: Type.String(), tagList: Type.Array(Type.String()), body: Type.Optional(Type.String({ maxLength: 5000 })) }) },
     events: { 'article.published': { description: 'Published', data: Type.Object({ slug: Type.String({ minLength: 1 }), by: Type.Optional(Type.Object({ name: Type.String() })) }) } }
   })
-  t.teardown(() => app.close())
   const { events, types } = await fetchManifest(app)
   t.same(types.Article, {
     type: 'object',
@@ -126,7 +123,7 @@ t.test('event data fields and type properties are descriptors with required', as
 })
 
 t.test('enum forms: enum, a union of consts (null included), a lone const; a registered type stays a name', async (t) => {
-  const app = await readyApp({ types: { Size: { type: 'string', enum: ['s', 'm'] } } }, (app) => {
+  const app = await readyApp(t, { types: { Size: { type: 'string', enum: ['s', 'm'] } } }, (app) => {
     app.post('/shirts', {
       schema: {
         body: {
@@ -143,7 +140,6 @@ t.test('enum forms: enum, a union of consts (null included), a lone const; a reg
       svc: { description: 'Order a shirt' }
     }, async () => ({}))
   })
-  t.teardown(() => app.close())
   const { commands, types } = await fetchManifest(app)
   const params = commands.shirts.params ?? {}
   t.same(params.colour, { type: 'string', required: true, enum: ['red', 'blue'] })
@@ -154,7 +150,7 @@ t.test('enum forms: enum, a union of consts (null included), a lone const; a reg
 })
 
 t.test('a $ref to a schema shared with app.addSchema becomes a type under its $id; a recursive shape ends in it', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.addSchema({
       $id: 'Comment',
       type: 'object',
@@ -172,7 +168,6 @@ t.test('a $ref to a schema shared with app.addSchema becomes a type under its $i
       svc: { description: 'Price' }
     }, async () => ({ cents: 1 }))
   })
-  t.teardown(() => app.close())
   const { commands, types } = await fetchManifest(app)
   t.same(commands.comments.returns, { type: 'array', items: { type: 'Comment' } })
   t.same(types.Comment, {
@@ -195,11 +190,10 @@ t.test('fluent-json-schema: route schemas and svc.* are read through valueOf(), 
   const query = S.object().prop('limit', S.integer().minimum(1).maximum(50).default(20))
   const returns = S.object().prop('user', S.object().prop('token', S.string()))
   const bodyBefore = JSON.stringify(body.valueOf())
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/users/login', { schema: { body, response: { 200: returns } }, svc: { description: 'Log in' } }, async () => ({ user: { token: 't' } }))
     app.get('/articles', { svc: { description: 'List', params: query, returns: S.array().items(S.string()) } }, async () => [])
   })
-  t.teardown(() => app.close())
   const { commands } = await fetchManifest(app)
   t.same(commands['users.login'].params?.user, {
     type: 'object',

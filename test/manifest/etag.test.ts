@@ -18,7 +18,7 @@ function sha256 (text: string): string {
 }
 
 t.test('checksum: SHA-256 of the RFC 8785 form of commands, recomputable from the body', async (t) => {
-  const app = await readyApp({}, shopRoutes)
+  const app = await readyApp(t, {}, shopRoutes)
   const response = await app.inject({ method: 'GET', url: MANIFEST })
   const body = response.json()
   const expected = sha256(canonicalize(body.commands) as string)
@@ -29,21 +29,21 @@ t.test('checksum: SHA-256 of the RFC 8785 form of commands, recomputable from th
 })
 
 t.test('checksum of an empty commands map', async (t) => {
-  const app = await readyApp()
+  const app = await readyApp(t)
   const body = (await app.inject({ method: 'GET', url: MANIFEST })).json()
   t.equal(body.checksum, sha256('{}'))
 })
 
 t.test('the checksum covers commands only', async (t) => {
-  const base = await readyApp({}, shopRoutes)
-  const otherMeta = await readyApp({ name: 'Other', version: '9.9.9', types: { T: Type.String() }, events: { 'e.f': { description: 'E' } } }, shopRoutes)
+  const base = await readyApp(t, {}, shopRoutes)
+  const otherMeta = await readyApp(t, { name: 'Other', version: '9.9.9', types: { T: Type.String() }, events: { 'e.f': { description: 'E' } } }, shopRoutes)
   t.equal(otherMeta.svc.checksum, base.svc.checksum, 'name, version, types and events do not change it')
-  const otherCommands = await readyApp({}, (app) => {
+  const otherCommands = await readyApp(t, {}, (app) => {
     shopRoutes(app)
     app.get('/ping', { svc: { description: 'Ping' } }, async () => 'pong')
   })
   t.not(otherCommands.svc.checksum, base.svc.checksum, 'a new command changes it')
-  const otherDescription = await readyApp({}, (app) => {
+  const otherDescription = await readyApp(t, {}, (app) => {
     app.get('/search', { svc: { description: 'Search the catalogue!', params: Type.Object({ q: Type.String(), limit: Type.Optional(Type.Number({ default: 10 })) }), tags: ['catalog'], hints: { idempotent: true, sideEffects: false } } }, async () => [])
     app.post('/cart/items', { svc: { description: 'Ajouter au panier — "vite"', params: Type.Object({ sku: Type.String(), price: Type.Number({ default: 1e21 }) }) } }, async () => ({}))
   })
@@ -51,7 +51,7 @@ t.test('the checksum covers commands only', async (t) => {
 })
 
 t.test('GET: 200 with the body and its headers', async (t) => {
-  const app = await readyApp({}, shopRoutes)
+  const app = await readyApp(t, {}, shopRoutes)
   const response = await app.inject({ method: 'GET', url: MANIFEST })
   t.equal(response.statusCode, 200)
   t.equal(response.headers['content-type'], 'application/json; charset=utf-8')
@@ -61,7 +61,7 @@ t.test('GET: 200 with the body and its headers', async (t) => {
 })
 
 t.test('If-None-Match variants that match give 304 with etag and cache-control and no body', async (t) => {
-  const app = await readyApp({}, shopRoutes)
+  const app = await readyApp(t, {}, shopRoutes)
   const sum = app.svc.checksum
   const matching = [
     `"${sum}"`,
@@ -88,7 +88,7 @@ t.test('If-None-Match variants that match give 304 with etag and cache-control a
 })
 
 t.test('If-None-Match variants that do not match give the full 200', async (t) => {
-  const app = await readyApp({}, shopRoutes)
+  const app = await readyApp(t, {}, shopRoutes)
   const sum = app.svc.checksum
   const mismatching = [
     '',
@@ -118,7 +118,7 @@ t.test('If-None-Match variants that do not match give the full 200', async (t) =
 })
 
 t.test('a checksum copied from the body works as If-None-Match', async (t) => {
-  const app = await readyApp({}, shopRoutes)
+  const app = await readyApp(t, {}, shopRoutes)
   const first = await app.inject({ method: 'GET', url: MANIFEST })
   const second = await app.inject({ method: 'GET', url: MANIFEST, headers: { 'if-none-match': first.json().checksum } })
   t.equal(second.statusCode, 304)
@@ -127,7 +127,7 @@ t.test('a checksum copied from the body works as If-None-Match', async (t) => {
 })
 
 t.test('HEAD of the manifest: the GET headers, no body', async (t) => {
-  const app = await readyApp({ maxAge: 42 }, shopRoutes)
+  const app = await readyApp(t, { maxAge: 42 }, shopRoutes)
   const get = await app.inject({ method: 'GET', url: MANIFEST })
   const head = await app.inject({ method: 'HEAD', url: MANIFEST })
   t.equal(head.statusCode, 200)
@@ -138,7 +138,7 @@ t.test('HEAD of the manifest: the GET headers, no body', async (t) => {
 })
 
 t.test('HEAD is served even when the app turns automatic HEAD routes off', async (t) => {
-  const app = await readyApp({}, shopRoutes, { exposeHeadRoutes: false })
+  const app = await readyApp(t, {}, shopRoutes, { exposeHeadRoutes: false })
   const head = await app.inject({ method: 'HEAD', url: MANIFEST })
   t.equal(head.statusCode, 200)
   t.equal(head.headers.etag, `"${app.svc.checksum}"`)
@@ -146,7 +146,7 @@ t.test('HEAD is served even when the app turns automatic HEAD routes off', async
 })
 
 t.test('only GET and HEAD: other methods are not served', async (t) => {
-  const app = await readyApp({}, shopRoutes)
+  const app = await readyApp(t, {}, shopRoutes)
   for (const method of ['POST', 'PUT', 'DELETE', 'PATCH'] as const) {
     const response = await app.inject({ method, url: MANIFEST, headers: { 'if-none-match': '*' } })
     t.equal(response.statusCode, 404, method)
@@ -155,13 +155,13 @@ t.test('only GET and HEAD: other methods are not served', async (t) => {
 })
 
 t.test('maxAge sets cache-control on 200 and 304', async (t) => {
-  const app = await readyApp({ maxAge: 0 }, shopRoutes)
+  const app = await readyApp(t, { maxAge: 0 }, shopRoutes)
   t.equal((await app.inject({ method: 'GET', url: MANIFEST })).headers['cache-control'], 'public, max-age=0')
   t.equal((await app.inject({ method: 'GET', url: MANIFEST, headers: { 'if-none-match': '*' } })).headers['cache-control'], 'public, max-age=0')
 })
 
 t.test('a custom path serves the same thing, 304 included', async (t) => {
-  const app = await readyApp({ path: '/meta/svc.json' }, shopRoutes)
+  const app = await readyApp(t, { path: '/meta/svc.json' }, shopRoutes)
   const response = await app.inject({ method: 'GET', url: '/meta/svc.json' })
   t.equal(response.statusCode, 200)
   t.equal(response.headers.etag, `"${app.svc.checksum}"`)
@@ -170,7 +170,7 @@ t.test('a custom path serves the same thing, 304 included', async (t) => {
 })
 
 t.test('every response serves the same precomputed bytes', async (t) => {
-  const app = await readyApp({}, shopRoutes)
+  const app = await readyApp(t, {}, shopRoutes)
   const first = await app.inject({ method: 'GET', url: MANIFEST })
   const second = await app.inject({ method: 'GET', url: MANIFEST })
   t.equal(second.body, first.body)

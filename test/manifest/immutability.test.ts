@@ -42,7 +42,7 @@ t.test('schemas passed in are unchanged by registration, ready() and requests', 
     note: { description: 'Note', params: given.typebox1 }
   }
   const svcBefore = snapshot(svcObjects)
-  const app = await readyApp({
+  const app = await readyApp(t, {
     types: { Product: given.product, Sku: given.sku },
     events: { 'cart.updated': { description: 'Cart changed', data: given.eventData } }
   }, (app) => {
@@ -72,7 +72,7 @@ t.test('schemas passed in are unchanged by registration, ready() and requests', 
 
 t.test('the served defaults are copies: changing the manifest cannot reach the schema', async (t) => {
   const tags = Type.Array(Type.String(), { default: ['new'] })
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/search', { svc: { description: 'Search', params: Type.Object({ tags: Type.Optional(tags) }) } }, async () => [])
   })
   const served = app.svc.manifest.commands.search.params?.tags.default
@@ -84,7 +84,7 @@ t.test('the served defaults are copies: changing the manifest cannot reach the s
 
 t.test('schemas reused by two apps give the same manifests', async (t) => {
   const given = schemas()
-  const build = () => readyApp({ types: { Product: given.product, Sku: given.sku } }, (app) => {
+  const build = () => readyApp(t, { types: { Product: given.product, Sku: given.sku } }, (app) => {
     app.post('/cart/items', { svc: { description: 'Add', params: given.addParams, returns: given.returns } }, async () => [])
   })
   const one = await build()

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { SvcManifestOptions } from '../../lib/index.js'
 import { addCartItemCommand, fetchManifest, readyApp } from '../helpers/app.js'
 
@@ -22,7 +22,7 @@ const TOP_0_5 = ['svc', 'name', 'description', 'about', 'version', 'baseUrl', 'a
 
 for (const [layout, keys] of [['1.0', TOP_1_0], ['0.5.0', TOP_0_5]] as const) {
   t.test(`layout ${layout}: every field, in the spec's order`, async (t) => {
-    const app = await readyApp(everyField(layout), addCartItemCommand)
+    const app = await readyApp(t, everyField(layout), addCartItemCommand)
     const response = await app.inject({ method: 'GET', url: '/.well-known/svc.json' })
     const manifest = response.json()
     t.same(Object.keys(manifest), keys)
@@ -57,27 +57,27 @@ for (const [layout, keys] of [['1.0', TOP_1_0], ['0.5.0', TOP_0_5]] as const) {
 }
 
 t.test('commands, events and types are always there; channels always in 0.5.0', async (t) => {
-  const bare = await fetchManifest(await readyApp())
+  const bare = await fetchManifest(await readyApp(t))
   t.same(bare.commands, {})
   t.same(bare.events, {})
   t.same(bare.types, {})
   t.same(Object.keys(bare), ['svc', 'name', 'description', 'version', 'baseUrl', 'commands', 'events', 'types', 'checksum', 'updatedAt'])
 
-  const old = await fetchManifest(await readyApp({ svc: '0.5.0' }))
+  const old = await fetchManifest(await readyApp(t, { svc: '0.5.0' }))
   t.same(old.channels, {})
   t.notOk('about' in old, 'about only when configured')
   t.same(Object.keys(old), ['svc', 'name', 'description', 'version', 'baseUrl', 'commands', 'events', 'channels', 'types', 'checksum', 'updatedAt'])
 })
 
 t.test('a command with a description only has nothing else', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/ping', { svc: { description: 'Liveness' } }, async () => 'pong')
   }))
   t.same(manifest.commands, { ping: { description: 'Liveness' } })
 })
 
 t.test('hints keep only what was given, idempotent before sideEffects', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/a', { svc: { description: 'A', hints: { sideEffects: false, idempotent: true } } }, async () => 'a')
     app.get('/b', { svc: { description: 'B', hints: { sideEffects: true } } }, async () => 'b')
     app.get('/c', { svc: { description: 'C', hints: {} } }, async () => 'c')
@@ -88,7 +88,7 @@ t.test('hints keep only what was given, idempotent before sideEffects', async (t
 })
 
 t.test('type and event descriptions carried by schemas are served', async (t) => {
-  const manifest = await fetchManifest(await readyApp({
+  const manifest = await fetchManifest(await readyApp(t, {
     types: {
       Sku: Type.String({ description: 'Stock keeping unit' }),
       Product: Type.Object({ sku: Type.String({ description: 'The SKU' }) }, { description: 'A product' })
@@ -102,12 +102,12 @@ t.test('type and event descriptions carried by schemas are served', async (t) =>
 })
 
 /** One app, declared in the given order, for the byte-identity check. */
-async function shop (reversed: boolean): Promise<string> {
+async function shop (t: Test, reversed: boolean): Promise<string> {
   const types = [['Product', Type.Object({ sku: Type.String(), price: Type.Number() })], ['Cart', Type.Object({ items: Type.Array(Type.Ref('Product')) })]] as const
   const events = [['cart.updated', { description: 'Cart changed', data: Type.Object({ total: Type.Number(), items: Type.Array(Type.String()) }) }], ['order.placed', { description: 'Order placed' }]] as const
   const channels = [['cart', { description: 'Cart state' }], ['orders', { description: 'Order state' }]] as const
   const order = <T>(list: readonly T[]): T[] => (reversed ? [...list].reverse() : [...list])
-  const app = await readyApp({ svc: '0.5.0', about: 'Books.' }, (app) => {
+  const app = await readyApp(t, { svc: '0.5.0', about: 'Books.' }, (app) => {
     for (const [name, schema] of order(types)) app.svc.type(name, schema)
     for (const [name, event] of order(events)) app.svc.event(name, event)
     for (const [name, channel] of order(channels)) app.svc.channel(name, channel)
@@ -123,8 +123,8 @@ async function shop (reversed: boolean): Promise<string> {
 }
 
 t.test('two apps declaring the same things in another order serve the same bytes but updatedAt', async (t) => {
-  const first = await shop(false)
-  const second = await shop(true)
+  const first = await shop(t, false)
+  const second = await shop(t, true)
   const withoutTime = (body: string) => body.replace(/"updatedAt":"[^"]*"/, '"updatedAt":""')
   t.equal(withoutTime(first), withoutTime(second))
   t.same(Object.keys(JSON.parse(first).commands), ['cart.items', 'carts', 'search'])
@@ -137,7 +137,7 @@ t.test('two apps declaring the same things in another order serve the same bytes
 })
 
 t.test('names are sorted in code-unit order (uppercase before lowercase)', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     for (const name of ['beta', 'Zeta', 'alpha', 'alpha.b', 'alpha-b']) {
       app.get(`/${name}`, { svc: { name, description: name } }, async () => name)
     }
@@ -147,7 +147,7 @@ t.test('names are sorted in code-unit order (uppercase before lowercase)', async
 
 t.test('updatedAt is the build time as Date#toISOString() (UTC, milliseconds)', async (t) => {
   const before = Date.now()
-  const app = await readyApp()
+  const app = await readyApp(t)
   const after = Date.now()
   const { updatedAt } = await fetchManifest(app)
   t.match(updatedAt, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
@@ -159,7 +159,7 @@ t.test('updatedAt is the build time as Date#toISOString() (UTC, milliseconds)', 
 })
 
 t.test('the body is the app.svc.manifest object as JSON', async (t) => {
-  const app = await readyApp({}, pingRoute)
+  const app = await readyApp(t, {}, pingRoute)
   const response = await app.inject({ method: 'GET', url: '/.well-known/svc.json' })
   t.equal(response.body, JSON.stringify(app.svc.manifest))
   t.equal(response.headers['content-type'], 'application/json; charset=utf-8')

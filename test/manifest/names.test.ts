@@ -29,7 +29,7 @@ const derived: [string, string][] = [
 
 for (const [url, name] of derived) {
   t.test(`${url} is command "${name}"`, async (t) => {
-    const manifest = await fetchManifest(await readyApp({}, (app) => {
+    const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
       app.get(url, { svc: { description: 'A command' } }, async () => ({}))
     }))
     t.same(Object.keys(manifest.commands), [name])
@@ -37,7 +37,7 @@ for (const [url, name] of derived) {
 }
 
 t.test('the prefix of a plugin is part of the derived name', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, async (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, async (app) => {
     await app.register(async (api) => {
       api.get('/orders/:id', { svc: { description: 'An order' } }, async () => ({}))
     }, { prefix: '/shop' })
@@ -46,7 +46,7 @@ t.test('the prefix of a plugin is part of the derived name', async (t) => {
 })
 
 t.test('svc.name replaces the derived name', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/carts/:id', { svc: { name: 'cart.get', description: 'Get a cart' } }, async () => ({}))
     app.delete('/carts/:id', { svc: { name: 'cart.delete', description: 'Delete a cart' } }, async () => ({}))
   }))
@@ -55,43 +55,43 @@ t.test('svc.name replaces the derived name', async (t) => {
 
 for (const url of ['/', '/:id', '/:a/:b', '/*']) {
   t.test(`no name can be derived from ${url}: startup error naming the route`, async (t) => {
-    await t.rejects(readyApp({}, (app) => {
+    await t.rejects(readyApp(t, {}, (app) => {
       app.get(url, { svc: { description: 'Root' } }, async () => ({}))
     }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: new RegExp(`GET ${url.replace('*', '\\*')} gives no name.*svc\\.name`) })
   })
 }
 
 t.test('a derived name that breaks the name rule is a startup error', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/v1.2/items', { svc: { description: 'Items' } }, async () => ({}))
   }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /GET \/v1\.2\/items gives "v1\.2\.items", not a valid name.*svc\.name/ })
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/2024/report', { svc: { description: 'Report' } }, async () => ({}))
   }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /"2024\.report"/ })
 })
 
 t.test('an escaped colon stays in the derived name, which is then not a valid name', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/name::verb', { svc: { description: 'Verb' } }, async () => ({}))
   }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /GET \/name::verb gives "name:verb", not a valid name/ })
 })
 
 t.test('an underivable name is fine when svc.name is set', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/:id', { svc: { name: 'item', description: 'Item' } }, async () => ({}))
   }))
   t.same(Object.keys(manifest.commands), ['item'])
 })
 
 t.test('two routes with the same derived name: startup error naming both routes', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/carts/:id', { svc: { description: 'Get' } }, async () => ({}))
     app.delete('/carts/:id', { svc: { description: 'Delete' } }, async () => ({}))
   }), { code: 'FST_SVC_DUPLICATE_NAME', message: /GET \/carts\/:id and DELETE \/carts\/:id are both command "carts"\. Set svc\.name/ })
 })
 
 t.test('an explicit name that repeats a derived one: startup error naming both routes', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/cart/items', { svc: { description: 'List' } }, async () => ({}))
     app.post('/cart', { svc: { name: 'cart.items', description: 'Add' } }, async () => ({}))
   }), { code: 'FST_SVC_DUPLICATE_NAME', message: /GET \/cart\/items and POST \/cart are both command "cart\.items"/ })
@@ -101,21 +101,21 @@ const badCommandNames = ['1cart', 'cart..items', '.cart', 'cart.', 'cart items',
 
 for (const name of badCommandNames) {
   t.test(`svc.name ${JSON.stringify(name)} is refused`, async (t) => {
-    await t.rejects(readyApp({}, (app) => {
+    await t.rejects(readyApp(t, {}, (app) => {
       app.get('/x', { svc: { name, description: 'X' } }, async () => ({}))
     }), { code: 'FST_SVC_INVALID_NAME', message: /command name .* \(route GET \/x, svc\.name\) must be dot-separated words/ })
   })
 }
 
 t.test('a svc.name that is not a string is refused', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/x', { svc: { name: 42 as unknown as string, description: 'X' } }, async () => ({}))
   }), { code: 'FST_SVC_INVALID_NAME', message: /command name 42/ })
 })
 
 t.test('valid names: letters, digits, "_" and "-", dot-separated', async (t) => {
   const names = ['a', 'Cart', 'cart.items', 'cart_items.add-one', 'x1.y2.z3']
-  const manifest = await fetchManifest(await readyApp({
+  const manifest = await fetchManifest(await readyApp(t, {
     svc: '0.5.0',
     events: Object.fromEntries(names.map((name) => [name, { description: name }])),
     channels: Object.fromEntries(names.map((name) => [name, { description: name }])),
@@ -155,7 +155,7 @@ for (const name of ['product-item', '1Product', 'cart.Product', 'a b', '']) {
 }
 
 t.test('names: { style: \'rest\', stripPrefix } names a REST resource without clashes', async (t) => {
-  const manifest = await fetchManifest(await readyApp({ names: { style: 'rest', stripPrefix: '/api' } }, async (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { names: { style: 'rest', stripPrefix: '/api' } }, async (app) => {
     await app.register(async (api) => {
       api.get('/articles', { svc: { description: 'List' } }, async () => [])
       api.post('/articles', { svc: { description: 'Create' } }, async () => ({}))
@@ -177,14 +177,14 @@ t.test('names: { style: \'rest\', stripPrefix } names a REST resource without cl
 })
 
 t.test('stripPrefix alone keeps the path style', async (t) => {
-  const manifest = await fetchManifest(await readyApp({ names: { stripPrefix: '/api/v1' } }, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { names: { stripPrefix: '/api/v1' } }, (app) => {
     app.get('/api/v1/users/:id/orders', { svc: { description: 'Orders' } }, async () => [])
   }))
   t.same(Object.keys(manifest.commands), ['users.orders'])
 })
 
 t.test('a prefix that is the whole URL leaves no name, whatever the style', async (t) => {
-  await t.rejects(readyApp({ names: { style: 'rest', stripPrefix: '/api' } }, (app) => {
+  await t.rejects(readyApp(t, { names: { style: 'rest', stripPrefix: '/api' } }, (app) => {
     app.get('/api', { svc: { description: 'Root' } }, async () => ({}))
   }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /GET \/api gives no name/ })
 })
@@ -199,6 +199,6 @@ const badNames: [unknown, RegExp][] = [
 ]
 for (const [names, message] of badNames) {
   t.test(`names ${JSON.stringify(names)} is refused`, async (t) => {
-    await t.rejects(readyApp({ names: names as never }), { code: 'FST_SVC_INVALID_OPTION', message })
+    await t.rejects(readyApp(t, { names: names as never }), { code: 'FST_SVC_INVALID_OPTION', message })
   })
 }

@@ -4,7 +4,7 @@ import svcManifest from '../../lib/index.js'
 import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 t.test('the four required options are served as given, in layout 1.0 by default', async (t) => {
-  const app = await readyApp()
+  const app = await readyApp(t)
   const manifest = await fetchManifest(app)
   t.equal(manifest.svc, '1.0')
   t.equal(manifest.name, requiredOptions.name)
@@ -17,12 +17,12 @@ t.test('the four required options are served as given, in layout 1.0 by default'
 })
 
 t.test('svc: "1.0" given explicitly is the same layout as the default', async (t) => {
-  const app = await readyApp({ svc: '1.0' })
+  const app = await readyApp(t, { svc: '1.0' })
   t.equal((await fetchManifest(app)).svc, '1.0')
 })
 
 t.test('svc: "0.5.0" selects the older layout, with about and channels', async (t) => {
-  const app = await readyApp({
+  const app = await readyApp(t, {
     svc: '0.5.0',
     about: 'Friendly tone; sells books.',
     channels: { cart: { description: 'Real-time cart state' } }
@@ -34,26 +34,26 @@ t.test('svc: "0.5.0" selects the older layout, with about and channels', async (
 })
 
 t.test('a plain http baseUrl is accepted', async (t) => {
-  const app = await readyApp({ baseUrl: 'http://localhost:3000/api' })
+  const app = await readyApp(t, { baseUrl: 'http://localhost:3000/api' })
   t.equal((await fetchManifest(app)).baseUrl, 'http://localhost:3000/api')
 })
 
 t.test('the manifest is served at /.well-known/svc.json with max-age=300 by default', async (t) => {
-  const app = await readyApp()
+  const app = await readyApp(t)
   const response = await app.inject({ method: 'GET', url: '/.well-known/svc.json' })
   t.equal(response.statusCode, 200)
   t.equal(response.headers['cache-control'], 'public, max-age=300')
 })
 
 t.test('path moves the manifest', async (t) => {
-  const app = await readyApp({ path: '/meta/manifest.json' })
+  const app = await readyApp(t, { path: '/meta/manifest.json' })
   t.equal((await app.inject({ method: 'GET', url: '/meta/manifest.json' })).statusCode, 200)
   t.equal((await app.inject({ method: 'GET', url: '/.well-known/svc.json' })).statusCode, 404)
 })
 
 t.test('maxAge sets the Cache-Control lifetime, 0 included', async (t) => {
   for (const maxAge of [0, 60, 86400]) {
-    const app = await readyApp({ maxAge })
+    const app = await readyApp(t, { maxAge })
     const response = await app.inject({ method: 'GET', url: '/.well-known/svc.json' })
     t.equal(response.headers['cache-control'], `public, max-age=${maxAge}`)
   }
@@ -61,14 +61,14 @@ t.test('maxAge sets the Cache-Control lifetime, 0 included', async (t) => {
 
 t.test('auth is served with type and description only', async (t) => {
   const verify = async () => ({ sub: 'user' })
-  const app = await readyApp({ auth: { type: 'bearer', description: 'JWT bearer token', verify } })
+  const app = await readyApp(t, { auth: { type: 'bearer', description: 'JWT bearer token', verify } })
   const manifest = await fetchManifest(app)
   t.same(manifest.auth, { type: 'bearer', description: 'JWT bearer token' })
   t.same(Object.keys(manifest.auth ?? {}), ['type', 'description'], 'verify is not served')
 })
 
 t.test('types, events and channels may be given as options', async (t) => {
-  const app = await readyApp({
+  const app = await readyApp(t, {
     svc: '0.5.0',
     types: { Product: { type: 'object', properties: { sku: { type: 'string' } } } },
     events: { 'cart.updated': { description: 'Cart contents changed' } },
@@ -127,7 +127,7 @@ t.test('registered inside a prefixed plugin, the manifest is served under the pr
 t.test('the options object passed in is not changed', async (t) => {
   const options = { ...requiredOptions, svc: '0.5.0' as const, maxAge: 10, events: { 'a.b': { description: 'A' } } }
   const before = JSON.stringify(options)
-  await readyApp(options)
+  await readyApp(t, options)
   t.equal(JSON.stringify(options), before)
 })
 

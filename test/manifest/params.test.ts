@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { fetchManifest, readyApp } from '../helpers/app.js'
 
 const searchParams = () => Type.Object({
@@ -9,7 +9,7 @@ const searchParams = () => Type.Object({
 })
 
 t.test('svc.params become the command params: type, required, default, description', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/search', { svc: { description: 'Search', params: searchParams() } }, async () => [])
   }))
   t.same(manifest.commands.search.params, {
@@ -20,14 +20,14 @@ t.test('svc.params become the command params: type, required, default, descripti
 })
 
 t.test('required is always a boolean, false when the schema has no required list', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/find', { svc: { description: 'Find', params: { type: 'object', properties: { q: { type: 'string' } } } } }, async () => [])
   }))
   t.same(manifest.commands.find.params, { q: { type: 'string', required: false } })
 })
 
 t.test('object and array defaults are served as given', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.post('/filter', {
       svc: {
         description: 'Filter',
@@ -47,8 +47,8 @@ t.test('object and array defaults are served as given', async (t) => {
 })
 
 /** An app whose `method /thing` command echoes what its handler received. */
-async function echoApp (method: 'GET' | 'HEAD' | 'DELETE' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH'): Promise<FastifyInstance> {
-  return readyApp({}, (app) => {
+async function echoApp (t: Test, method: 'GET' | 'HEAD' | 'DELETE' | 'OPTIONS' | 'POST' | 'PUT' | 'PATCH'): Promise<FastifyInstance> {
+  return readyApp(t, {}, (app) => {
     app.route({
       method,
       url: '/thing',
@@ -63,7 +63,7 @@ async function echoApp (method: 'GET' | 'HEAD' | 'DELETE' | 'OPTIONS' | 'POST' |
 
 for (const method of ['POST', 'PUT', 'PATCH'] as const) {
   t.test(`${method}: svc.params validate the body`, async (t) => {
-    const app = await echoApp(method)
+    const app = await echoApp(t, method)
     const bad = await app.inject({ method, url: '/thing', payload: { limit: 5 } })
     t.equal(bad.statusCode, 400, 'a body without the required param is refused')
     t.match(bad.json().message, /body/)
@@ -79,7 +79,7 @@ for (const method of ['POST', 'PUT', 'PATCH'] as const) {
 
 for (const method of ['GET', 'DELETE', 'OPTIONS'] as const) {
   t.test(`${method}: svc.params validate the querystring`, async (t) => {
-    const app = await echoApp(method)
+    const app = await echoApp(t, method)
     const bad = await app.inject({ method, url: '/thing?limit=5' })
     t.equal(bad.statusCode, 400, 'a query without the required param is refused')
     t.match(bad.json().message, /querystring/)
@@ -93,7 +93,7 @@ for (const method of ['GET', 'DELETE', 'OPTIONS'] as const) {
 }
 
 t.test('HEAD: svc.params validate the querystring', async (t) => {
-  const app = await echoApp('HEAD')
+  const app = await echoApp(t, 'HEAD')
   t.equal((await app.inject({ method: 'HEAD', url: '/thing' })).statusCode, 400)
   const good = await app.inject({ method: 'HEAD', url: '/thing?q=books' })
   t.equal(good.statusCode, 200)
@@ -101,19 +101,19 @@ t.test('HEAD: svc.params validate the querystring', async (t) => {
 })
 
 t.test('the automatic HEAD twin of a GET command validates the querystring too', async (t) => {
-  const app = await echoApp('GET')
+  const app = await echoApp(t, 'GET')
   t.equal((await app.inject({ method: 'HEAD', url: '/thing' })).statusCode, 400)
   t.equal((await app.inject({ method: 'HEAD', url: '/thing?q=x' })).statusCode, 200)
 })
 
 t.test('a GET command with svc.params gets no body schema', async (t) => {
-  const app = await echoApp('GET')
+  const app = await echoApp(t, 'GET')
   const response = await app.inject({ method: 'GET', url: '/thing?q=x', headers: { 'content-type': 'application/json' }, payload: '{"anything":1}' })
   t.equal(response.statusCode, 200)
 })
 
 t.test('svc.params keep the rest of the route schema (params, response) working', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/carts/:id/items', {
       schema: { params: Type.Object({ id: Type.Integer() }), response: { 200: Type.Object({ id: Type.Number() }) } },
       svc: { description: 'Add to cart', params: Type.Object({ sku: Type.String() }) }
@@ -127,7 +127,7 @@ t.test('svc.params keep the rest of the route schema (params, response) working'
 })
 
 t.test('without svc.params, params come from schema.params, schema.querystring and schema.body, in that order', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.put('/carts/:id/items/:sku', {
       schema: {
         body: Type.Object({ quantity: Type.Integer({ default: 1 }), note: Type.Optional(Type.String({ description: 'Gift note' })) }),
@@ -149,14 +149,14 @@ t.test('without svc.params, params come from schema.params, schema.querystring a
 })
 
 t.test('path params are required even when the schema does not list them', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/users/:id', { schema: { params: { type: 'object', properties: { id: { type: 'string' } } } }, svc: { description: 'User' } }, async () => ({}))
   }))
   t.same(manifest.commands.users.params, { id: { type: 'string', required: true } })
 })
 
 t.test('an app that already has route schemas gets its params by adding svc: { description }', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/search', { schema: { querystring: searchParams() }, svc: { description: 'Search' } }, async (request) => request.query)
   })
   t.same((await fetchManifest(app)).commands.search.params, {
@@ -167,14 +167,14 @@ t.test('an app that already has route schemas gets its params by adding svc: { d
 })
 
 t.test('a command without any params has no params field', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/ping', { schema: { response: { 200: Type.String() } }, svc: { description: 'Ping' } }, async () => 'pong')
   }))
   t.notOk('params' in manifest.commands.ping)
 })
 
 t.test('an empty params object is served as an empty map', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.post('/reset', { svc: { description: 'Reset', params: Type.Object({}) } }, async () => ({}))
   }))
   t.same(manifest.commands.reset.params, {})

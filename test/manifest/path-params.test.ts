@@ -10,7 +10,7 @@ import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 /** Path params are always params of the command, first, required (DESIGN §3). */
 
 t.test('a route with svc.params and :id in its URL lists id first, as a required string', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/carts/:id/items', { svc: { description: 'Add an item', params: Type.Object({ sku: Type.String(), quantity: Type.Optional(Type.Integer({ default: 1 })) }) } }, async (request) => ({ params: request.params, body: request.body }))
   })
   const params = (await fetchManifest(app)).commands['carts.items'].params ?? {}
@@ -22,7 +22,7 @@ t.test('a route with svc.params and :id in its URL lists id first, as a required
 })
 
 t.test('a route without any schema still lists its path params', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/users/:userId/orders/:orderId', { svc: { description: 'One order' } }, async () => ({}))
     app.get('/range/:from-:to', { svc: { name: 'range', description: 'A range' } }, async () => ({}))
     app.get('/files/:name.:ext', { svc: { name: 'file', description: 'A file' } }, async () => ({}))
@@ -39,7 +39,7 @@ t.test('a route without any schema still lists its path params', async (t) => {
 })
 
 t.test('a last optional param (:id?) is required only when its schema says so', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/reports/:year?', { svc: { description: 'Reports' } }, async () => ({}))
     app.get('/typed/:page?', { schema: { params: Type.Object({ page: Type.Optional(Type.Integer()) }) }, svc: { description: 'Typed' } }, async () => ({}))
     app.get('/strict/:page?', { schema: { params: Type.Object({ page: Type.Integer() }) }, svc: { description: 'Strict' } }, async () => ({}))
@@ -53,7 +53,7 @@ t.test('a last optional param (:id?) is required only when its schema says so', 
 })
 
 t.test('schema.params gives the types; URL params it leaves out follow as strings', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/carts/:id/items/:sku', { schema: { params: Type.Object({ id: Type.Integer({ description: 'Cart id' }) }), querystring: Type.Object({ full: Type.Optional(Type.Boolean()) }) }, svc: { description: 'One item' } }, async () => ({}))
   }))
   t.same(Object.keys(manifest.commands['carts.items'].params ?? {}), ['id', 'sku', 'full'])
@@ -65,14 +65,14 @@ t.test('schema.params gives the types; URL params it leaves out follow as string
 })
 
 t.test('a path param with a default is still required: the URL carries it', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/pages/:n', { schema: { params: Type.Object({ n: Type.Integer({ default: 1 }) }) }, svc: { description: 'Page' } }, async () => ({}))
   }))
   t.same(manifest.commands.pages.params, { n: { type: 'number', required: true, default: 1 } })
 })
 
 t.test('svc.params that repeat a path param are refused: a caller could not tell where it goes', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.put('/carts/:id', { svc: { description: 'Replace', params: Type.Object({ id: Type.String(), items: Type.Array(Type.String()) }) } }, async () => ({}))
   }), { code: 'FST_SVC_PARAMS_DECLARED_TWICE', message: /param "id" is in PUT \/carts\/:id URL and in PUT \/carts\/:id svc\.params/ })
 })

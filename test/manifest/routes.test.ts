@@ -5,7 +5,7 @@ import svcManifest from '../../lib/index.js'
 import { fetchManifest, readyApp, requiredOptions } from '../helpers/app.js'
 
 t.test('the automatic HEAD twin of a GET is not a separate command', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/search', { svc: { description: 'Search', params: Type.Object({ q: Type.String() }) } }, async () => [])
   })
   t.same(Object.keys((await fetchManifest(app)).commands), ['search'])
@@ -13,14 +13,14 @@ t.test('the automatic HEAD twin of a GET is not a separate command', async (t) =
 })
 
 t.test('a route declared with method [GET, HEAD] is one command', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.route({ method: ['GET', 'HEAD'], url: '/status', svc: { description: 'Status' }, handler: async () => ({}) })
   }))
   t.same(Object.keys(manifest.commands), ['status'])
 })
 
 t.test('a HEAD-only route is a command of its own', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.head('/exists', { svc: { description: 'Does it exist' } }, async () => '')
     app.route({ method: ['HEAD'], url: '/present', svc: { description: 'Is it present' }, handler: async () => '' })
   }))
@@ -28,7 +28,7 @@ t.test('a HEAD-only route is a command of its own', async (t) => {
 })
 
 t.test('a prefixed "/" route is collected once', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(async (cart) => {
       cart.get('/', { svc: { description: 'Show the cart', params: Type.Object({ currency: Type.String() }) } }, async (request) => request.query)
     }, { prefix: '/cart' })
@@ -42,7 +42,7 @@ t.test('a prefixed "/" route is collected once', async (t) => {
 })
 
 t.test('a prefixed "/" POST validates its body on both URLs', async (t) => {
-  const app = await readyApp({}, async (app) => {
+  const app = await readyApp(t, {}, async (app) => {
     await app.register(async (orders) => {
       orders.post('/', { svc: { description: 'Place an order', params: Type.Object({ sku: Type.String() }) } }, async () => ({}))
     }, { prefix: '/orders' })
@@ -55,7 +55,7 @@ t.test('a prefixed "/" POST validates its body on both URLs', async (t) => {
 })
 
 t.test('routes in nested prefixed plugins are collected with their full URL', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, async (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, async (app) => {
     await app.register(async (api) => {
       await api.register(async (v1) => {
         v1.get('/carts/:id/items', { svc: { description: 'Cart items' } }, async () => [])
@@ -68,7 +68,7 @@ t.test('routes in nested prefixed plugins are collected with their full URL', as
 
 t.test('one svc object shared by several different routes gives a command each, and their HEAD twins none', async (t) => {
   const shared = { description: 'List' }
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/products', { svc: shared }, async () => [])
     app.get('/orders', { svc: shared }, async () => [])
     app.get('/shelves', { svc: shared }, async () => [])
@@ -77,17 +77,17 @@ t.test('one svc object shared by several different routes gives a command each, 
 })
 
 t.test('a route with more than one method (HEAD aside) is a startup error', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.route({ method: ['GET', 'POST'], url: '/cart', svc: { description: 'Cart' }, handler: async () => ({}) })
   }), { code: 'FST_SVC_MULTI_METHOD', message: /route GET,POST \/cart answers GET and POST.*one route per method/ })
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.route({ method: ['PUT', 'HEAD', 'PATCH'], url: '/cart', svc: { description: 'Cart' }, handler: async () => ({}) })
   }), { code: 'FST_SVC_MULTI_METHOD', message: /answers PUT and PATCH/ })
 })
 
 t.test('routes without svc are untouched and not in the manifest', async (t) => {
   const schema = { querystring: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/plain', async () => ({ plain: true }))
     app.route({ method: ['GET', 'POST'], url: '/multi', handler: async () => ({ multi: true }) })
     app.get('/validated', { schema }, async (request) => request.query)
@@ -101,9 +101,9 @@ t.test('routes without svc are untouched and not in the manifest', async (t) => 
 })
 
 t.test('the manifest route is not a command', async (t) => {
-  const manifest = await fetchManifest(await readyApp())
+  const manifest = await fetchManifest(await readyApp(t))
   t.same(manifest.commands, {})
-  const custom = await fetchManifest(await readyApp({ path: '/svc' }), '/svc')
+  const custom = await fetchManifest(await readyApp(t, { path: '/svc' }), '/svc')
   t.same(custom.commands, {})
 })
 
@@ -118,7 +118,7 @@ t.test('routes registered before the plugin are not seen', async (t) => {
 
 t.test('a route option object reused after registration does not change the command', async (t) => {
   const options = { svc: { description: 'Search', tags: ['catalog'] } }
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/search', options, async () => [])
     options.svc.tags.push('late')
     options.svc.description = 'Changed'
@@ -127,7 +127,7 @@ t.test('a route option object reused after registration does not change the comm
 })
 
 t.test('a GET with exposeHeadRoute: false is one command, and has no HEAD route', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/status', { exposeHeadRoute: false, svc: { description: 'Status' } }, async () => ({}))
   })
   t.same(Object.keys((await fetchManifest(app)).commands), ['status'])
@@ -135,7 +135,7 @@ t.test('a GET with exposeHeadRoute: false is one command, and has no HEAD route'
 })
 
 t.test('a HEAD route declared before its GET is a command of its own', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.head('/files/:id', { svc: { name: 'files.exists', description: 'Does the file exist' } }, async () => '')
     app.get('/files/:id', { svc: { description: 'Get a file' } }, async () => ({}))
   }))
@@ -143,7 +143,7 @@ t.test('a HEAD route declared before its GET is a command of its own', async (t)
 })
 
 t.test('router options do not change what is collected', async (t) => {
-  const ignoreTrailingSlash = await readyApp({}, async (app) => {
+  const ignoreTrailingSlash = await readyApp(t, {}, async (app) => {
     await app.register(async (cart) => {
       cart.get('/', { svc: { description: 'The cart' } }, async () => ({}))
     }, { prefix: '/cart' })
@@ -151,7 +151,7 @@ t.test('router options do not change what is collected', async (t) => {
   }, { routerOptions: { ignoreTrailingSlash: true } })
   t.same(Object.keys((await fetchManifest(ignoreTrailingSlash)).commands), ['cart', 'orders'])
 
-  const caseInsensitive = await readyApp({}, (app) => {
+  const caseInsensitive = await readyApp(t, {}, (app) => {
     app.get('/Cart/Items', { svc: { description: 'Items' } }, async () => [])
   }, { routerOptions: { caseSensitive: false } })
   t.same(Object.keys((await fetchManifest(caseInsensitive)).commands), ['Cart.Items'], 'the name keeps the URL as written')

@@ -6,7 +6,7 @@ import { promisify } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { FastifyInstance } from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { Ajv } from 'ajv'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, readerManifestJsonSchema, type Manifest, type SvcLayout } from '../../lib/schema.js'
 import { addCartItemCommand, readyApp, requiredOptions } from '../helpers/app.js'
@@ -17,8 +17,8 @@ const run = promisify(execFile)
 const schemaOf = { '1.0': ManifestSchemaV1, '0.5.0': ManifestSchemaV05 } as const
 
 /** A manifest with every field the layout has, as the plugin serves it. */
-async function servedManifest (svc: SvcLayout): Promise<Manifest> {
-  const app = await readyApp({
+async function servedManifest (t: Test, svc: SvcLayout): Promise<Manifest> {
+  const app = await readyApp(t, {
     svc,
     ...(svc === '0.5.0' && { about: 'Editorial tone: friendly.', channels: { cart: { description: 'Real-time cart state' } } }),
     auth: { type: 'bearer', description: 'JWT bearer token', verify: async () => ({ sub: 'user' }) },
@@ -44,19 +44,19 @@ function edited (manifest: Manifest, edit: (copy: any) => void): unknown {
 
 for (const layout of ['1.0', '0.5.0'] as const) {
   t.test(`layout ${layout}: what the plugin serves matches the schema`, async (t) => {
-    const manifest = await servedManifest(layout)
+    const manifest = await servedManifest(t, layout)
     t.ok(Value.Check(schemaOf[layout], manifest), [...Value.Errors(schemaOf[layout], manifest)].map((e) => `${e.path} ${e.message}`).join('\n'))
   })
 
   t.test(`layout ${layout}: a minimal manifest (no auth, nothing registered) matches the schema`, async (t) => {
-    const app = await readyApp({ svc: layout })
+    const app = await readyApp(t, { svc: layout })
     const manifest = (await app.inject('/.well-known/svc.json')).json()
     t.ok(Value.Check(schemaOf[layout], manifest))
     t.same(manifest.commands, {})
   })
 
   t.test(`layout ${layout}: the schema refuses what the design rules out`, async (t) => {
-    const manifest = await servedManifest(layout)
+    const manifest = await servedManifest(t, layout)
     const refused: Record<string, (m: any) => void> = {
       'an unknown top-level field': (m) => { m.extra = true },
       'a missing commands map': (m) => { delete m.commands },
@@ -105,7 +105,7 @@ for (const layout of ['1.0', '0.5.0'] as const) {
 }
 
 t.test('layout 0.5.0: about is optional, channels may be empty', async (t) => {
-  const app = await readyApp({ svc: '0.5.0' })
+  const app = await readyApp(t, { svc: '0.5.0' })
   const manifest = (await app.inject('/.well-known/svc.json')).json()
   t.notOk('about' in manifest)
   t.same(manifest.channels, {})
@@ -158,7 +158,7 @@ t.test('the reader JSON Schemas take what the spec allows and Surf serves; the s
   t.ok(readV1({ ...least, commands: { ping: { description: 'Ping', returns: { $ref: '#/types/Pong' } } } }), 'a $ref is a type')
   t.notOk(readV1({ ...least, commands: { ping: { description: 'Ping', returns: { $ref: '#/definitions/Pong' } } } }), 'into types')
   for (const layout of ['1.0', '0.5.0'] as const) {
-    const served = await servedManifest(layout)
+    const served = await servedManifest(t, layout)
     t.ok((await validatorOf(`manifest-${layout}.reader.json`))(served), `${layout}: what the plugin serves, a reader takes`)
     t.ok((await validatorOf(`manifest-${layout}.json`))(served), `${layout}: and the strict schema too`)
   }
@@ -189,7 +189,7 @@ t.test('schema:build writes files that schema:check accepts', async (t) => {
 })
 
 t.test('the required options alone give a valid layout 1.0 manifest', async (t) => {
-  const app = await readyApp()
+  const app = await readyApp(t)
   const manifest = (await app.inject('/.well-known/svc.json')).json()
   t.equal(manifest.name, requiredOptions.name)
   t.ok(Value.Check(ManifestSchemaV1, manifest))

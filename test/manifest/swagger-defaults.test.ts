@@ -34,7 +34,7 @@ t.test('svc: {} takes the description and tags of the route schema, and @fastify
 })
 
 t.test('the summary stands in when the schema has no description', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/a', { schema: { summary: 'Summary only' }, svc: {} }, async () => ({}))
     app.get('/b', { schema: { summary: 'Summary', description: ' ' }, svc: {} }, async () => ({}))
   }))
@@ -43,7 +43,7 @@ t.test('the summary stands in when the schema has no description', async (t) => 
 })
 
 t.test('svc fields win over the schema\'s', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/search', { schema: documented, svc: { description: 'For agents', tags: ['agents'] } }, async () => [])
   }))
   t.equal(manifest.commands.search.description, 'For agents')
@@ -51,16 +51,16 @@ t.test('svc fields win over the schema\'s', async (t) => {
 })
 
 t.test('without any description, the error says where one may come from', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/a', { schema: { tags: ['x'] }, svc: {} }, async () => ({}))
   }), { code: 'FST_SVC_MISSING_DESCRIPTION', message: /route GET \/a \(svc\.description\) needs a non-empty "description" string\. Set svc\.description, or give the route schema a description or summary\./ })
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/a', { schema: { description: 'Documented' }, svc: { description: '' } }, async () => ({}))
   }), { code: 'FST_SVC_MISSING_DESCRIPTION', message: /needs a non-empty "description" string\.$/ }, 'an empty svc.description is not replaced')
 })
 
 t.test('schema.tags that are not non-empty strings are refused, naming schema.tags', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/a', { schema: { description: 'A', tags: ['ok', ''] }, svc: {} }, async () => ({}))
   }), { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /route GET \/a: schema\.tags must be an array of non-empty strings \(or set svc\.tags\)/ })
 })

@@ -1,13 +1,13 @@
 import { Type, type TSchema } from '@sinclair/typebox'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import type { SvcManifestOptions } from '../../lib/index.js'
 import { fetchManifest, readyApp } from '../helpers/app.js'
 
 const product = Type.Object({ sku: Type.String(), price: Type.Number() })
 
 /** The manifest type of one param whose schema is `schema`. */
-async function paramType (schema: TSchema | object, options: Partial<SvcManifestOptions> = {}): Promise<string> {
-  const manifest = await fetchManifest(await readyApp(options, (app) => {
+async function paramType (t: Test, schema: TSchema | object, options: Partial<SvcManifestOptions> = {}): Promise<string> {
+  const manifest = await fetchManifest(await readyApp(t, options, (app) => {
     app.post('/probe', { svc: { description: 'Probe', params: Type.Object({ value: schema as TSchema }) } }, async () => ({}))
   }))
   return (manifest.commands.probe.params ?? {}).value.type
@@ -45,18 +45,18 @@ const cases: [string, object, string][] = [
 
 for (const [label, schema, expected] of cases) {
   t.test(`${label} → ${expected}`, async (t) => {
-    t.equal(await paramType(schema, { types: { Product: product } }), expected)
+    t.equal(await paramType(t, schema, { types: { Product: product } }), expected)
   })
 }
 
 t.test('a schema carrying the $id of a registered type maps to that type', async (t) => {
   const money = Type.Object({ amount: Type.Number(), currency: Type.String() }, { $id: 'urn:shop:money' })
-  t.equal(await paramType(money, { types: { Money: money } }), 'Money')
-  t.equal(await paramType({ ...money }, { types: { Money: money } }), 'Money', 'a copy with the same $id too')
+  t.equal(await paramType(t, money, { types: { Money: money } }), 'Money')
+  t.equal(await paramType(t, { ...money }, { types: { Money: money } }), 'Money', 'a copy with the same $id too')
 })
 
 t.test('a return schema whose $id is a registered type name maps to it', async (t) => {
-  const manifest = await fetchManifest(await readyApp({ types: { Product: product } }, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { types: { Product: product } }, (app) => {
     app.get('/product', { svc: { description: 'One', returns: Type.Object({ sku: Type.String() }, { $id: 'Product' }) } }, async () => ({}))
   }))
   t.same(manifest.commands.product.returns, { type: 'Product' })
@@ -64,7 +64,7 @@ t.test('a return schema whose $id is a registered type name maps to it', async (
 
 t.test('a $ref to the $id a registered type carries maps to that type', async (t) => {
   const money = Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:money' })
-  const manifest = await fetchManifest(await readyApp({ types: { Money: money } }, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { types: { Money: money } }, (app) => {
     app.get('/total', { svc: { description: 'Total', returns: Type.Ref('urn:shop:money') } }, async () => ({}))
     app.get('/balance', { svc: { description: 'Balance', returns: { $ref: 'urn:shop:money#' } } }, async () => ({}))
   }))
@@ -74,7 +74,7 @@ t.test('a $ref to the $id a registered type carries maps to that type', async (t
 
 t.test('a $ref to the $id of a registered type validates against the schema the app shared under that $id', async (t) => {
   const money = Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:money' })
-  const app = await readyApp({ types: { Money: money } }, (app) => {
+  const app = await readyApp(t, { types: { Money: money } }, (app) => {
     app.addSchema(money)
     app.post('/pay', { svc: { description: 'Pay', params: Type.Object({ total: Type.Ref('urn:shop:money') }) } }, async (request) => request.body)
   })
@@ -83,11 +83,11 @@ t.test('a $ref to the $id of a registered type validates against the schema the 
 })
 
 t.test('an unknown $id is read as a plain schema', async (t) => {
-  t.equal(await paramType(Type.String({ $id: 'urn:other' })), 'string')
+  t.equal(await paramType(t, Type.String({ $id: 'urn:other' })), 'string')
 })
 
 t.test('registered types: their own $id does not make them refer to themselves', async (t) => {
-  const manifest = await fetchManifest(await readyApp({
+  const manifest = await fetchManifest(await readyApp(t, {
     types: {
       Money: Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:money' }),
       Price: Type.Object({ net: Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:money' }), gross: Type.Ref('Money') }),
@@ -104,12 +104,12 @@ t.test('registered types: their own $id does not make them refer to themselves',
 })
 
 t.test('an object type without properties has no properties field', async (t) => {
-  const manifest = await fetchManifest(await readyApp({ types: { Bag: { type: 'object' } } }))
+  const manifest = await fetchManifest(await readyApp(t, { types: { Bag: { type: 'object' } } }))
   t.same(manifest.types.Bag, { type: 'object' })
 })
 
 t.test('event data fields are mapped the same way', async (t) => {
-  const manifest = await fetchManifest(await readyApp({
+  const manifest = await fetchManifest(await readyApp(t, {
     types: { Product: product },
     events: {
       'cart.updated': {
@@ -122,19 +122,19 @@ t.test('event data fields are mapped the same way', async (t) => {
 })
 
 t.test('event data without properties gives an empty data map', async (t) => {
-  const manifest = await fetchManifest(await readyApp({ events: { 'cache.flushed': { description: 'Flushed', data: { type: 'object' } } } }))
+  const manifest = await fetchManifest(await readyApp(t, { events: { 'cache.flushed': { description: 'Flushed', data: { type: 'object' } } } }))
   t.same(manifest.events['cache.flushed'], { description: 'Flushed', data: {} })
 })
 
 t.test('event data that is not an object schema is a startup error naming the event', async (t) => {
   for (const data of [Type.String(), Type.Array(Type.String()), { properties: { a: { type: 'string' } }, type: 'array' }]) {
-    await t.rejects(readyApp({ events: { 'cart.updated': { description: 'Changed', data } } }),
+    await t.rejects(readyApp(t, { events: { 'cart.updated': { description: 'Changed', data } } }),
       { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /event "cart\.updated": "data" must be an object schema/ })
   }
 })
 
 t.test('returns: from svc.returns', async (t) => {
-  const manifest = await fetchManifest(await readyApp({ types: { Product: product } }, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { types: { Product: product } }, (app) => {
     app.get('/products', { svc: { description: 'List', returns: Type.Array(Type.Ref('Product')) } }, async () => [])
     app.get('/product', { svc: { description: 'One', returns: Type.Ref('Product') } }, async () => ({}))
     app.get('/count', { svc: { description: 'Count', returns: Type.Integer({ description: 'How many' }) } }, async () => 0)
@@ -145,14 +145,14 @@ t.test('returns: from svc.returns', async (t) => {
 })
 
 t.test('returns: svc.returns wins over the response schema', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/a', { schema: { response: { 200: Type.String() } }, svc: { description: 'A', returns: Type.Number() } }, async () => 1)
   }))
   t.same(manifest.commands.a.returns, { type: 'number' })
 })
 
 t.test('returns: from the response schema for 200, 201 or 2xx, the first found', async (t) => {
-  const manifest = await fetchManifest(await readyApp({ types: { Product: product } }, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { types: { Product: product } }, (app) => {
     app.get('/ok', { schema: { response: { 404: Type.String(), 200: Type.Ref('Product') } }, svc: { description: 'Ok' } }, async () => product)
     app.post('/created', { schema: { response: { 201: Type.Object({ id: Type.String() }), '2xx': Type.String() } }, svc: { description: 'Created' } }, async () => ({}))
     app.post('/range', { schema: { response: { '2xx': Type.Boolean(), '4xx': Type.String() } }, svc: { description: 'Range' } }, async () => true)
@@ -169,7 +169,7 @@ t.test('returns: from the response schema for 200, 201 or 2xx, the first found',
 })
 
 t.test('returns: a response schema with a content map gives its JSON schema', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/json', {
       schema: { response: { 200: { content: { 'text/plain': { schema: Type.String() }, 'application/json': { schema: Type.Array(Type.String()) } } } } },
       svc: { description: 'Json' }
@@ -184,7 +184,7 @@ t.test('returns: a response schema with a content map gives its JSON schema', as
 })
 
 t.test('returns: an empty content map declares no body, so no returns', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/empty', { schema: { response: { 200: { description: 'Nothing to send', content: {} } } }, svc: { description: 'Empty' } }, async () => '')
   }))
   t.same(manifest.commands.empty, { description: 'Empty' })
@@ -202,41 +202,41 @@ const unmappable: [string, object][] = [
 
 for (const [label, schema] of unmappable) {
   t.test(`${label} cannot be mapped: startup error naming the command and field`, async (t) => {
-    const error = await paramType(schema).catch((caught: Error & { code?: string }) => caught) as Error & { code?: string }
+    const error = await paramType(t, schema).catch((caught: Error & { code?: string }) => caught) as Error & { code?: string }
     t.equal(error.code, 'FST_SVC_UNMAPPABLE_SCHEMA')
     t.match(error.message, 'POST /probe svc.params.value')
   })
 }
 
 t.test('an unmappable return type names the route and field', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/any', { schema: { response: { 200: Type.Any() } }, svc: { description: 'Any' } }, async () => 1)
   }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /GET \/any schema\.response\.200/ })
 })
 
 t.test('an unmappable event field or type property names it', async (t) => {
-  await t.rejects(readyApp({ events: { 'x.y': { description: 'X', data: Type.Object({ blob: Type.Any() }) } } }),
+  await t.rejects(readyApp(t, { events: { 'x.y': { description: 'X', data: Type.Object({ blob: Type.Any() }) } } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /event "x\.y" data\.blob/ })
-  await t.rejects(readyApp({ types: { Thing: Type.Object({ blob: Type.Unknown() }) } }),
+  await t.rejects(readyApp(t, { types: { Thing: Type.Object({ blob: Type.Unknown() }) } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Thing"\.blob/ })
-  await t.rejects(readyApp({ types: { When: { type: 'date' } } }),
+  await t.rejects(readyApp(t, { types: { When: { type: 'date' } } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "When"\.type: "date" is not a JSON Schema type/ })
-  await t.rejects(readyApp({ types: { Anything: {} } }),
+  await t.rejects(readyApp(t, { types: { Anything: {} } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Anything"/ })
 })
 
 t.test('a $ref to an unregistered type is a startup error naming the command and field', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/p', { svc: { description: 'P', returns: Type.Ref('Missing') } }, async () => ({}))
   }), { code: 'FST_SVC_UNKNOWN_REF', message: /GET \/p svc\.returns.*"Missing"/ })
-  await t.rejects(readyApp({ events: { 'a.b': { description: 'A', data: Type.Object({ p: Type.Ref('Missing') }) } } }),
+  await t.rejects(readyApp(t, { events: { 'a.b': { description: 'A', data: Type.Object({ p: Type.Ref('Missing') }) } } }),
     { code: 'FST_SVC_UNKNOWN_REF', message: /event "a\.b" data\.p/ })
 })
 
 t.test('a schema that is the very object registered as a type maps to that type, without $id', async (t) => {
   const Task = Type.Object({ title: Type.String(), done: Type.Boolean() })
   const Tag = Type.String({ minLength: 1 })
-  const manifest = await fetchManifest(await readyApp({ types: { Task, Tag }, events: { 'task.added': { description: 'Added', data: Type.Object({ task: Task }) } } }, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { types: { Task, Tag }, events: { 'task.added': { description: 'Added', data: Type.Object({ task: Task }) } } }, (app) => {
     app.get('/tasks/:id', { schema: { response: { 200: Task } }, svc: { name: 'task', description: 'One task' } }, async () => ({ title: 't', done: false }))
     app.post('/tasks', { svc: { description: 'Add', params: Type.Object({ task: Task, tag: Tag, note: Type.Optional(Tag) }), returns: Task } }, async () => ({}))
     app.get('/maybe', { svc: { description: 'Maybe', returns: Type.Union([Task, Type.Null()]) } }, async () => null)
@@ -257,22 +257,22 @@ t.test('a schema that is the very object registered as a type maps to that type,
 
 t.test('identity: a registered type used in another type, and one object under two names', async (t) => {
   const Money = Type.Object({ amount: Type.Number() })
-  const manifest = await fetchManifest(await readyApp({ types: { Money, Price: Type.Object({ net: Money, gross: Money }), Cash: Money } }))
+  const manifest = await fetchManifest(await readyApp(t, { types: { Money, Price: Type.Object({ net: Money, gross: Money }), Cash: Money } }))
   t.same(manifest.types.Price.properties, { net: { type: 'Money', required: true }, gross: { type: 'Money', required: true } })
   t.same(manifest.types.Cash, { type: 'object', properties: { amount: { type: 'number', required: true } } }, 'the second name is a type of its own')
 })
 
 t.test('a copy of a registered schema is not the type: identity, not equality', async (t) => {
   const Task = Type.Object({ title: Type.String() })
-  const manifest = await fetchManifest(await readyApp({ types: { Task } }, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, { types: { Task } }, (app) => {
     app.get('/copy', { svc: { description: 'Copy', returns: { ...Task } } }, async () => ({}))
   }))
   t.same(manifest.commands.copy.returns, { type: 'object', properties: { title: { type: 'string', required: true } } })
 })
 
 t.test('boolean schemas in unions and intersections', async (t) => {
-  t.equal(await paramType({ anyOf: [false, { type: 'string' }] }), 'string', 'false adds nothing to a union')
-  t.equal(await paramType({ allOf: [true, { type: 'number' }, false] }), 'number', 'booleans constrain nothing in allOf')
-  await t.rejects(paramType({ anyOf: [true, { type: 'string' }] }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /POST \/probe svc\.params\.value is the boolean schema true, which allows any value/ })
-  await t.rejects(paramType({ oneOf: [null] }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /svc\.params\.properties\.value\.oneOf\[0\] is null, where a schema belongs/ })
+  t.equal(await paramType(t, { anyOf: [false, { type: 'string' }] }), 'string', 'false adds nothing to a union')
+  t.equal(await paramType(t, { allOf: [true, { type: 'number' }, false] }), 'number', 'booleans constrain nothing in allOf')
+  await t.rejects(paramType(t, { anyOf: [true, { type: 'string' }] }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /POST \/probe svc\.params\.value is the boolean schema true, which allows any value/ })
+  await t.rejects(paramType(t, { oneOf: [null] }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /svc\.params\.properties\.value\.oneOf\[0\] is null, where a schema belongs/ })
 })

@@ -1,6 +1,6 @@
 import * as TypeBox034 from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import * as TypeBox1 from 'typebox'
 import type { SvcManifestOptions } from '../../lib/index.js'
 import { readyApp } from '../helpers/app.js'
@@ -45,17 +45,17 @@ function shop (Type: Builder): { options: Partial<SvcManifestOptions>, routes: (
   }
 }
 
-async function served (Type: Builder): Promise<{ app: FastifyInstance, body: string }> {
+async function served (t: Test, Type: Builder): Promise<{ app: FastifyInstance, body: string }> {
   const { options, routes } = shop(Type)
-  const app = await readyApp(options, routes)
+  const app = await readyApp(t, options, routes)
   const response = await app.inject({ method: 'GET', url: '/.well-known/svc.json' })
   if (response.statusCode !== 200) throw new Error(`manifest answered ${response.statusCode}: ${response.body}`)
   return { app, body: response.body.replace(/"updatedAt":"[^"]*"/, '"updatedAt":""') }
 }
 
 t.test('typebox 1.x schemas give the same manifest as @sinclair/typebox 0.34', async (t) => {
-  const legacy = await served(TypeBox034.Type as unknown as Builder)
-  const current = await served(TypeBox1.Type)
+  const legacy = await served(t, TypeBox034.Type as unknown as Builder)
+  const current = await served(t, TypeBox1.Type)
   t.equal(current.body, legacy.body)
   t.equal(current.app.svc.checksum, legacy.app.svc.checksum)
   const manifest = JSON.parse(current.body)
@@ -75,7 +75,7 @@ t.test('typebox 1.x schemas give the same manifest as @sinclair/typebox 0.34', a
 })
 
 t.test('typebox 1.x schemas validate requests', async (t) => {
-  const { app } = await served(TypeBox1.Type)
+  const { app } = await served(t, TypeBox1.Type)
   t.equal((await app.inject({ method: 'GET', url: '/search' })).statusCode, 400)
   t.equal((await app.inject({ method: 'GET', url: '/search?q=a&limit=0' })).statusCode, 400)
   t.equal((await app.inject({ method: 'GET', url: '/search?q=a' })).statusCode, 200)

@@ -2,6 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { readyApp, requiredOptions } from '../helpers/app.js'
+import { httpClient } from '../helpers/mcp.js'
+import { listen } from '../helpers/net.js'
 
 const ping = (app: FastifyInstance) => {
   app.get('/ping', { svc: { description: 'Pong' } }, async () => 'pong')
@@ -26,8 +28,7 @@ t.test('mcp must be true, false or { path, maxSubscriptions, maxListensPerSubjec
 
 t.test('mcp: false, or left out, adds no route and no link', async (t) => {
   for (const mcp of [false, undefined]) {
-    const app = await readyApp(mcp === undefined ? {} : { mcp }, ping)
-    t.teardown(() => app.close())
+    const app = await readyApp(t, mcp === undefined ? {} : { mcp }, ping)
     t.notOk(app.hasRoute({ method: 'POST', url: '/mcp' }))
     t.notMatch((await app.inject('/.well-known/svc.json')).headers.link, /mcp/)
     t.equal((await app.inject({ method: 'POST', url: '/mcp', payload: {} })).statusCode, 404)
@@ -36,13 +37,11 @@ t.test('mcp: false, or left out, adds no route and no link', async (t) => {
 
 t.test('mcp: true serves at /mcp, {} too; the link comes after execute, pipeline and events', async (t) => {
   for (const mcp of [true, {}]) {
-    const app = await readyApp({ mcp }, ping)
-    t.teardown(() => app.close())
+    const app = await readyApp(t, { mcp }, ping)
     t.ok(app.hasRoute({ method: 'POST', url: '/mcp' }))
     t.equal((await app.inject('/.well-known/svc.json')).headers.link, '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline", </svc/events>; rel="svc-events", </mcp>; rel="mcp"')
   }
-  const alone = await readyApp({ mcp: true, invoke: false }, ping)
-  t.teardown(() => alone.close())
+  const alone = await readyApp(t, { mcp: true, invoke: false }, ping)
   t.equal((await alone.inject('/.well-known/svc.json')).headers.link, '</svc/events>; rel="svc-events", </mcp>; rel="mcp"', 'tools call the routes, not execute: invoke may be off')
 })
 
@@ -77,7 +76,7 @@ t.test('a tool name longer than clients take rejects ready()', async (t) => {
     code: 'FST_SVC_INVALID_NAME',
     message: new RegExp(`^Invalid name: MCP tools: command "${long.replaceAll('.', '\\.')}" gives the tool name "${long.replaceAll('.', '_')}", which is not 1 to 64 letters`)
   })
-  const fine = await readyApp({ mcp: true }, (app) => { app.get('/x', { svc: { name: `x${'y'.repeat(63)}`, description: 'Exactly 64' } }, async () => null) })
-  t.teardown(() => fine.close())
-  t.pass('64 characters are fine')
+  const fine = await readyApp(t, { mcp: true }, (app) => { app.get('/x', { svc: { name: `x${'y'.repeat(63)}`, description: 'Exactly 64' } }, async () => null) })
+  const client = await httpClient(t, `${await listen(fine)}/mcp`)
+  t.same((await client.listTools()).tools.map((tool) => tool.name), [`x${'y'.repeat(63)}`], '64 characters are fine: the tool is offered under that name')
 })

@@ -1,10 +1,10 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 
 const verify = async (token: string): Promise<unknown> => token === 'good' ? { sub: 'u', scope: 'cart:write' } : null
 
-async function app (auth: Record<string, unknown>, baseUrl = 'https://shop.example/api/') {
-  return readyApp({ baseUrl, mcp: true, auth: { type: 'bearer', description: 'JWT', verify, ...auth } as never }, (app) => {
+async function app (t: Test, auth: Record<string, unknown>, baseUrl = 'https://shop.example/api/') {
+  return readyApp(t, { baseUrl, mcp: true, auth: { type: 'bearer', description: 'JWT', verify, ...auth } as never }, (app) => {
     app.get('/me', { svc: { description: 'Me', auth: 'required' } }, async () => ({ ok: true }))
     app.post('/cart', { svc: { description: 'Add', auth: 'required', scopes: ['cart:write', 'cart:read'] } }, async () => ({ ok: true }))
     app.delete('/cart', { svc: { name: 'cart.empty', description: 'Empty', auth: 'required', scopes: ['cart:write'] } }, async () => ({ ok: true }))
@@ -12,7 +12,7 @@ async function app (auth: Record<string, unknown>, baseUrl = 'https://shop.examp
 }
 
 t.test('with authorizationServers: the URL a 401 names serves the protected resource metadata (RFC 9728)', async (t) => {
-  const server = await app({ authorizationServers: ['https://id.example', 'https://login.example/tenant'] })
+  const server = await app(t, { authorizationServers: ['https://id.example', 'https://login.example/tenant'] })
   const refused = await server.inject({ url: '/me' })
   t.equal(refused.statusCode, 401)
   const named = /resource_metadata="([^"]+)"/.exec(refused.headers['www-authenticate'] as string)?.[1]
@@ -32,7 +32,7 @@ t.test('with authorizationServers: the URL a 401 names serves the protected reso
 })
 
 t.test('without scopes on any command, scopes_supported is left out', async (t) => {
-  const server = await readyApp({ auth: { type: 'bearer', description: 'JWT', verify, authorizationServers: ['https://id.example'] } as never }, (app) => {
+  const server = await readyApp(t, { auth: { type: 'bearer', description: 'JWT', verify, authorizationServers: ['https://id.example'] } as never }, (app) => {
     app.get('/me', { svc: { description: 'Me', auth: 'required' } }, async () => ({ ok: true }))
   })
   t.same((await server.inject({ url: '/.well-known/oauth-protected-resource' })).json(), {
@@ -43,9 +43,9 @@ t.test('without scopes on any command, scopes_supported is left out', async (t) 
 })
 
 t.test('without authorizationServers (or without auth), nothing is served there', async (t) => {
-  const server = await app({})
+  const server = await app(t, {})
   t.equal((await server.inject({ url: '/.well-known/oauth-protected-resource' })).statusCode, 404)
   t.notMatch((await server.inject({ url: '/me' })).headers['www-authenticate'], /resource_metadata/)
-  const open = await readyApp({}, () => {})
+  const open = await readyApp(t, {}, () => {})
   t.equal((await open.inject({ url: '/.well-known/oauth-protected-resource' })).statusCode, 404)
 })

@@ -6,9 +6,9 @@ import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
 import { httpClient, legacyHttpClient } from '../helpers/mcp.js'
 import { listening } from '../helpers/net.js'
+import { bearer, verifyToken } from '../helpers/auth.js'
 
-const USERS: Record<string, { sub: string }> = { 'alice-token': { sub: 'alice' }, 'bob-token': { sub: 'bob' } }
-const alice = { authorization: 'Bearer alice-token' }
+const alice = bearer('alice-token')
 
 /** An app with two channels: `cart` (each user watches the key that is their subject) and `room` (its own rule). */
 async function channelsApp (t: Test, options: Partial<SvcManifestOptions> = {}): Promise<{ app: FastifyInstance, url: string }> {
@@ -17,7 +17,7 @@ async function channelsApp (t: Test, options: Partial<SvcManifestOptions> = {}):
     ...requiredOptions,
     svc: '0.5.0',
     mcp: true,
-    auth: { type: 'bearer', description: 'Bearer token', verify: (token: string) => USERS[token] ?? null },
+    auth: { type: 'bearer', description: 'Bearer token', verify: verifyToken },
     channels: {
       cart: { description: 'The cart of one user' },
       room: { description: 'A chat room', authorize: (credential: { sub: string }, key: string) => credential.sub === 'alice' && key.startsWith('open-') }

@@ -8,10 +8,10 @@ import { SESSION_TIMING } from '../../lib/mcp/sessions.js'
 import { requiredOptions } from '../helpers/app.js'
 import { httpClient, legacyHttpClient } from '../helpers/mcp.js'
 import { listening } from '../helpers/net.js'
+import { bearer, verifyToken } from '../helpers/auth.js'
 
-const USERS: Record<string, { sub: string }> = { 'alice-token': { sub: 'alice' }, 'bob-token': { sub: 'bob' } }
-const alice = { authorization: 'Bearer alice-token' }
-const bob = { authorization: 'Bearer bob-token' }
+const alice = bearer('alice-token')
+const bob = bearer('bob-token')
 
 async function channelsApp (t: Test, options: Partial<SvcManifestOptions> = {}): Promise<{ app: FastifyInstance, url: string }> {
   const app = Fastify()
@@ -19,7 +19,7 @@ async function channelsApp (t: Test, options: Partial<SvcManifestOptions> = {}):
     ...requiredOptions,
     svc: '0.5.0',
     mcp: true,
-    auth: { type: 'bearer', description: 'Bearer token', verify: (token: string) => USERS[token] ?? null },
+    auth: { type: 'bearer', description: 'Bearer token', verify: verifyToken },
     channels: { cart: { description: 'The cart of one user' } },
     ...options
   })

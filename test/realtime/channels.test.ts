@@ -2,17 +2,10 @@ import { request as httpRequest } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
 import { pause, subscribe } from '../helpers/sse.js'
-import { listen } from '../helpers/net.js'
-
-const TOKENS: Record<string, unknown> = {
-  'alice-token': { sub: 'alice' },
-  'bob-token': { sub: 'bob' },
-  'admin-token': { sub: 'admin' },
-  'robot-token': { role: 'robot' }
-}
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+import { listening } from '../helpers/net.js'
+import { bearer, tokenAuth } from '../helpers/auth.js'
 
 class HttpError extends Error {
   constructor (message: string, readonly statusCode: number) {
@@ -43,12 +36,11 @@ async function start (t: Test, options: Partial<SvcManifestOptions> = {}): Promi
   await app.register(svcManifest, {
     ...requiredOptions,
     svc: '0.5.0',
-    auth: { type: 'bearer', description: 'Demo tokens', verify: (token) => TOKENS[token] },
+    auth: tokenAuth,
     channels,
     ...options
   })
-  const origin = await listen(app)
-  t.teardown(() => app.close())
+  const origin = await listening(t, app)
   return { app, origin }
 }
 
@@ -155,10 +147,7 @@ t.test('unknown channel or empty key: 404', async (t) => {
 })
 
 t.test('layout 1.0 has no channel route', async (t) => {
-  const app = Fastify()
-  await app.register(svcManifest, { ...requiredOptions })
-  await app.ready()
-  t.teardown(() => app.close())
+  const app = await readyApp(t)
   const response = await app.inject({ method: 'GET', url: '/svc/channels/cart/alice' })
   t.equal(response.statusCode, 404)
   t.match(response.json(), { message: 'Route GET:/svc/channels/cart/alice not found' })

@@ -3,17 +3,10 @@ import { request as httpRequest } from 'node:http'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
 import { subscribe } from '../helpers/sse.js'
-import { listen } from '../helpers/net.js'
-
-const TOKENS: Record<string, unknown> = {
-  'alice-token': { sub: 'alice' },
-  'bob-token': { sub: 'bob' },
-  'robot-token': { role: 'robot' }
-}
-
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+import { listening } from '../helpers/net.js'
+import { bearer, tokenAuth } from '../helpers/auth.js'
 
 const events: SvcManifestOptions['events'] = {
   'cart.updated': { description: 'Cart contents changed', data: Type.Object({ items: Type.Array(Type.String()) }) },
@@ -25,13 +18,12 @@ async function start (t: Test, options: Partial<SvcManifestOptions> = {}): Promi
   const app = Fastify()
   await app.register(svcManifest, {
     ...requiredOptions,
-    auth: { type: 'bearer', description: 'Demo tokens', verify: (token) => TOKENS[token] },
+    auth: tokenAuth,
     events,
     ...options
   })
   app.get('/ping', { svc: { description: 'Ping' } }, async () => ({ pong: true }))
-  const origin = await listen(app)
-  t.teardown(() => app.close())
+  const origin = await listening(t, app)
   return { app, origin }
 }
 
@@ -229,9 +221,7 @@ t.test('the manifest names the events endpoint in a Link header, under basePath'
 })
 
 t.test('event data may $ref registered types (by name or by their own $id); formats are checked', async (t) => {
-  const app = Fastify()
-  await app.register(svcManifest, {
-    ...requiredOptions,
+  const app = await readyApp(t, {
     types: {
       Product: Type.Object({ sku: Type.String() }, { $id: 'Product' }),
       Price: Type.Object({ amount: Type.Number() }, { $id: 'urn:shop:price' })
@@ -241,8 +231,6 @@ t.test('event data may $ref registered types (by name or by their own $id); form
       'user.joined': { description: 'A user joined', data: Type.Object({ email: Type.String({ format: 'email' }) }) }
     }
   })
-  await app.ready()
-  t.teardown(() => app.close())
   app.svc.emit('product.added', { product: { sku: 'mug' }, price: { amount: 8 } })
   t.throws(() => app.svc.emit('product.added', { product: { sku: 1 }, price: { amount: 8 } }), { message: /data\/product\/sku must be string/ })
   t.throws(() => app.svc.emit('product.added', { product: { sku: 'mug' }, price: { amount: 'eight' } }), { message: /data\/price\/amount must be number/ })

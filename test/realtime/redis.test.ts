@@ -5,9 +5,7 @@ import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
 import { freePort, startInstance, startRedis, type RedisServer, type ServiceInstance } from '../helpers/redis.js'
 import { pause, subscribe } from '../helpers/sse.js'
-
-const TOKENS: Record<string, unknown> = { 'alice-token': { sub: 'alice' }, 'bob-token': { sub: 'bob' } }
-const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+import { bearer, tokenAuth } from '../helpers/auth.js'
 
 const redis: RedisServer = await startRedis()
 t.teardown(() => redis.stop())
@@ -16,7 +14,7 @@ t.teardown(() => redis.stop())
 async function instance (t: Test, options: Partial<SvcManifestOptions> = {}): Promise<ServiceInstance> {
   return await startInstance(t, redis.url, {
     svc: '0.5.0',
-    auth: { type: 'bearer', description: 'Demo tokens', verify: (token) => TOKENS[token] },
+    auth: tokenAuth,
     events: { 'cart.updated': { description: 'Cart changed' }, news: { description: 'News' } },
     channels: { cart: { description: 'Cart state' } },
     ...options

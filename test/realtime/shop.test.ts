@@ -4,7 +4,7 @@ import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 import { startRedis } from '../helpers/redis.js'
 import { subscribe } from '../helpers/sse.js'
-import { listen } from '../helpers/net.js'
+import { listen, listening } from '../helpers/net.js'
 
 const bearer = { authorization: `Bearer ${DEMO_TOKEN}` }
 const redis = await startRedis()
@@ -36,8 +36,7 @@ t.test('the shop tells the cart\'s owner about every change, on every instance',
 
 t.test('layout 1.0: the event only, no channel', async (t) => {
   const app = await buildShop()
-  const origin = await listen(app)
-  t.teardown(() => app.close())
+  const origin = await listening(t, app)
   const events = await subscribe(origin, '/svc/events', bearer)
   await fetch(`${origin}/cart/items`, { method: 'POST', headers: { ...bearer, 'content-type': 'application/json' }, body: '{"sku":"tea-green"}' })
   t.same((await events.frameCount(1))[0].data, { items: ['tea-green'] })

@@ -8,13 +8,12 @@ import { listening } from '../helpers/net.js'
 // Edges of what the descriptors and the example checks read, each as a user would meet it.
 
 t.test('a nullable field takes its default from its one other branch; a union of enums and consts is its enum', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/a', {
       schema: { querystring: { type: 'object', properties: { sort: { anyOf: [{ type: 'string', default: 'name' }, { type: 'null' }] } } } },
       svc: { description: 'A', returns: { anyOf: [{ enum: ['a', 'b'] }, { const: 'c' }, { type: 'null' }] } }
     }, async () => 'a')
   })
-  t.teardown(() => app.close())
   const command = (await fetchManifest(app)).commands.a
   t.same(command.params?.sort, { type: 'string', required: false, default: 'name' })
   t.same(command.returns, { type: 'string', enum: ['a', 'b', 'c', null] })
@@ -22,13 +21,12 @@ t.test('a nullable field takes its default from its one other branch; a union of
 
 t.test('an example param the command does not declare goes where a call would put it; a compiler\'s bare errors are named', async (t) => {
   // Fastify's Ajv removes additional properties before it checks them, as it would on a call.
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/b', { schema: { body: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false } }, svc: { description: 'B', examples: [{ params: { a: 'x', extra: 1 } }] } }, async () => ({}))
   })
-  t.teardown(() => app.close())
   t.same((await fetchManifest(app)).commands.b.examples, [{ params: { a: 'x', extra: 1 } }], 'accepted, and served as written')
   const bare = () => Object.assign(() => false, { errors: [{}] })
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/c', { schema: { querystring: { type: 'object', properties: { q: { type: 'string' } } } }, validatorCompiler: bare as never, svc: { description: 'C', examples: [{ params: {} }] } }, async () => ({}))
   }), { code: 'FST_SVC_INVALID_EXAMPLE', message: /querystring is invalid\. Fix the example/ })
 })

@@ -6,7 +6,7 @@ import { fetchManifest, readyApp } from '../helpers/app.js'
 // Fastify validates it and the manifest had served it before. Such nested detail is now left out.
 
 t.test('nested parts the manifest cannot name are left out; the field stays described', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/gifts', {
       schema: {
         body: {
@@ -24,7 +24,6 @@ t.test('nested parts the manifest cannot name are left out; the field stays desc
       svc: { description: 'Send a gift' }
     }, async () => ({ sent: true }))
   })
-  t.teardown(() => app.close())
   const { params } = (await fetchManifest(app)).commands.gifts
   t.same(params, {
     notes: { type: 'array', required: false },
@@ -37,9 +36,9 @@ t.test('nested parts the manifest cannot name are left out; the field stays desc
 })
 
 t.test('svc.returns, an event field or a type\'s own property that names nothing is still refused', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/x', { svc: { description: 'X', returns: { $ref: 'Missing' } } }, async () => ({}))
   }), { code: 'FST_SVC_UNKNOWN_REF', message: /svc\.returns refers to "Missing"/ })
-  await t.rejects(readyApp({ events: { 'a.b': { description: 'A', data: { type: 'object', properties: { p: { $ref: 'Missing' } } } } } }), { code: 'FST_SVC_UNKNOWN_REF', message: /event "a\.b" data\.p/ })
-  await t.rejects(readyApp({ types: { Cart: { type: 'object', properties: { p: { $ref: 'Missing' } } } } }), { code: 'FST_SVC_UNKNOWN_REF', message: /type "Cart"\.p/ })
+  await t.rejects(readyApp(t, { events: { 'a.b': { description: 'A', data: { type: 'object', properties: { p: { $ref: 'Missing' } } } } } }), { code: 'FST_SVC_UNKNOWN_REF', message: /event "a\.b" data\.p/ })
+  await t.rejects(readyApp(t, { types: { Cart: { type: 'object', properties: { p: { $ref: 'Missing' } } } } }), { code: 'FST_SVC_UNKNOWN_REF', message: /type "Cart"\.p/ })
 })

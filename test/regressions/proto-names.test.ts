@@ -28,7 +28,7 @@ function sha256 (text: string): string {
 }
 
 t.test('param, event field and type property names such as __proto__ are all served', async (t) => {
-  const app = await readyApp({
+  const app = await readyApp(t, {
     types: withKeys([['Thing', objectSchema(NAMES.slice(1))], ['$proto', { type: 'string' }]]) as never,
     events: { 'thing.changed': { description: 'Changed', data: objectSchema(NAMES) } }
   }, (app) => {
@@ -50,7 +50,7 @@ t.test('param, event field and type property names such as __proto__ are all ser
 })
 
 t.test('path params named __proto__ and constructor are params of the command', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/things/:__proto__/:constructor', { svc: { name: 'things.get', description: 'Get a thing' } }, async (request) => request.params)
   }))
   const params = manifest.commands['things.get'].params ?? {}
@@ -65,7 +65,7 @@ t.test('a __proto__ key in a default is served, and the checksum equals sha256(c
     JSON.parse('[{"__proto__": []}, {"10": {"__proto__": 1}, "2": 0}]')
   ]
   for (const value of defaults) {
-    const app = await readyApp({}, (app) => {
+    const app = await readyApp(t, {}, (app) => {
       app.post('/set', { svc: { description: 'Set', params: { type: 'object', properties: { value: { type: Array.isArray(value) ? 'array' : 'object', default: value } } } } }, async () => ({}))
     })
     const response = await app.inject('/.well-known/svc.json')
@@ -85,21 +85,21 @@ t.test('checksumOf on objects built with __proto__ as an own key', async (t) => 
 
 t.test('type names that are properties of Object.prototype are refused by name, never lost', async (t) => {
   for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf']) {
-    await t.rejects(readyApp({ types: withKeys([[name, { type: 'string' }]]) as never }),
+    await t.rejects(readyApp(t, { types: withKeys([[name, { type: 'string' }]]) as never }),
       { code: 'FST_SVC_INVALID_NAME', message: new RegExp(`type name "${name.replaceAll('$', '\\$')}" \\(types\\) is a property of Object\\.prototype`) }, name)
   }
 })
 
 t.test('a __proto__ key in a registered type is refused: Fastify\'s copy of shared schemas would turn it into a prototype', async (t) => {
-  await t.rejects(readyApp({ types: { Thing: objectSchema(['ok', '__proto__']) } }),
+  await t.rejects(readyApp(t, { types: { Thing: objectSchema(['ok', '__proto__']) } }),
     { code: 'FST_SVC_INVALID_NAME', message: /type "Thing"\.properties has a key named "__proto__"/ })
-  await t.rejects(readyApp({ types: { Thing: { type: 'object', default: JSON.parse('{"a":[{"__proto__":1}]}') } } }),
+  await t.rejects(readyApp(t, { types: { Thing: { type: 'object', default: JSON.parse('{"a":[{"__proto__":1}]}') } } }),
     { code: 'FST_SVC_INVALID_NAME', message: /type "Thing"\.default\.a\[0\] has a key named "__proto__"/ })
 })
 
 t.test('Object.prototype is left alone', async (t) => {
   const before = Object.getOwnPropertyNames(Object.prototype).sort()
-  await readyApp({ types: withKeys([['Polluter', objectSchema(['polluted', 'constructor'])]]) as never }, (app) => {
+  await readyApp(t, { types: withKeys([['Polluter', objectSchema(['polluted', 'constructor'])]]) as never }, (app) => {
     app.post('/p', { svc: { description: 'P', params: objectSchema(['__proto__']) } }, async () => ({}))
   })
   t.same(Object.getOwnPropertyNames(Object.prototype).sort(), before)

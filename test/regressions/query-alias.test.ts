@@ -15,10 +15,9 @@ function withQuery (): FastifySchema {
 }
 
 t.test('schema.query gives the params, as schema.querystring does', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/search', { svc: { description: 'Search' }, schema: withQuery() }, async (request) => request.query)
   })
-  t.teardown(() => app.close())
   const manifest = await fetchManifest(app)
   t.same(manifest.commands.search.params, {
     q: { type: 'string', required: true, description: 'Text' },
@@ -32,7 +31,7 @@ t.test('schema.query gives the params, as schema.querystring does', async (t) =>
 })
 
 t.test('svc.params beside schema.query is refused with the plugin\'s code, naming schema.query', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.get('/search', { svc: { description: 'Search', params: QUERY }, schema: withQuery() }, async () => [])
   }), { code: 'FST_SVC_PARAMS_DECLARED_TWICE', message: /route GET \/search has both svc\.params and schema\.query\. .*remove schema\.query/ })
 })

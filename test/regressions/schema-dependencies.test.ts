@@ -6,7 +6,7 @@ import { fetchManifest, readyApp } from '../helpers/app.js'
 // `dependencies`, which maps a property to a schema or to the names of the properties it needs.
 
 t.test('svc.params with draft-07 dependencies, both forms, are installed and validate as Fastify reads them', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.post('/pay', {
       svc: {
         description: 'Pay',
@@ -16,7 +16,6 @@ t.test('svc.params with draft-07 dependencies, both forms, are installed and val
       }
     }, async () => ({ paid: true }))
   })
-  t.teardown(() => app.close())
   t.same(Object.keys((await fetchManifest(app)).commands.pay.params ?? {}), ['card', 'cvc', 'note'])
   const call = async (params: object) => (await app.inject({ method: 'POST', url: '/svc/execute', payload: { command: 'pay', params } })).json()
   t.same(await call({ card: '4242', cvc: '123' }), { ok: true, result: { paid: true } })
@@ -25,7 +24,7 @@ t.test('svc.params with draft-07 dependencies, both forms, are installed and val
 })
 
 t.test('a dependencies entry that is neither a schema nor a list of names is refused, naming it', async (t) => {
-  await t.rejects(readyApp({}, (app) => {
+  await t.rejects(readyApp(t, {}, (app) => {
     app.post('/pay', { svc: { description: 'Pay', params: Type.Object({ card: Type.String() }, { dependencies: { card: 5 } }) } }, async () => ({}))
   }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /dependencies\.card is 5, where a schema belongs/ })
 })

@@ -48,7 +48,7 @@ t.test('in a route\'s response schema, the mapping refuses it, naming the field'
 })
 
 t.test('constants of JSON types still map', async (t) => {
-  const manifest = await fetchManifest(await readyApp({}, (app) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
     app.get('/a', { svc: { description: 'A', returns: { anyOf: [{ const: 'x' }, { const: null }] }, params: { type: 'object', properties: { o: { const: { a: 1 } }, l: { enum: [[1], [2]] } } } } }, async () => ({}))
   }))
   // DESIGN §4: a union of consts, or one const, is the field's enum.
@@ -84,7 +84,7 @@ t.test('registered types cannot take a JSON type name or one a manifest never se
 })
 
 t.test('typeReferenceErrors: every type field names a JSON type or a type of the manifest', async (t) => {
-  const served = await fetchManifest(await readyApp({ types: { Product: { type: 'object', properties: { sku: { type: 'string' } } } } }, (app) => {
+  const served = await fetchManifest(await readyApp(t, { types: { Product: { type: 'object', properties: { sku: { type: 'string' } } } } }, (app) => {
     app.get('/p', { svc: { description: 'P', returns: { $ref: 'Product' } } }, async () => ({}))
   }))
   t.same(typeReferenceErrors(served), [], 'a served manifest refers only to what it defines')

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { Page } from 'puppeteer-core'
 import t from 'tap'
@@ -238,5 +239,7 @@ t.test('the screenshot of docs/ui.md', { skip: SCREENSHOT === undefined ? 'set S
   // From the top of the page to the end of the search command's same call: what a first visit looks like.
   const bottom = await page.$eval(`${card('search')} .same-call`, (element) => element.getBoundingClientRect().bottom + window.scrollY)
   await page.screenshot({ path: SCREENSHOT as string, clip: { x: 0, y: 0, width: 1100, height: Math.ceil(bottom) + 24 }, captureBeyondViewport: true })
-  t.pass(`wrote ${SCREENSHOT}`)
+  const png = readFileSync(SCREENSHOT as string)
+  t.equal(png.subarray(1, 4).toString('latin1'), 'PNG', `wrote ${SCREENSHOT}, a PNG`)
+  t.same([png.readUInt32BE(16), png.readUInt32BE(20)], [1100, Math.ceil(bottom) + 24], 'of the clip: the page down to the search command\'s same call')
 })

@@ -25,18 +25,15 @@ const ASSET_TYPES: Record<string, string> = {
 }
 
 t.test('ui is off by default: no page, no link', async (t) => {
-  const app = await readyApp()
-  t.teardown(() => app.close())
+  const app = await readyApp(t)
   t.equal((await app.inject('/svc/ui')).statusCode, 404)
   t.notMatch((await app.inject('/.well-known/svc.json')).headers.link, /svc-ui/)
-  const off = await readyApp({ ui: false })
-  t.teardown(() => off.close())
+  const off = await readyApp(t, { ui: false })
   t.equal((await off.inject('/svc/ui')).statusCode, 404)
 })
 
 t.test('ui: true serves the page at {basePath}/ui and names it in the manifest\'s Link header', async (t) => {
-  const app = await readyApp({ ui: true })
-  t.teardown(() => app.close())
+  const app = await readyApp(t, { ui: true })
   const link = (await app.inject('/.well-known/svc.json')).headers.link as string
   t.match(link, /<\/svc\/ui>; rel="svc-ui"/)
   t.match(link, /rel="svc-execute"/, 'beside the other endpoints')
@@ -62,8 +59,7 @@ t.test('where the page lives: basePath, a path of its own', async (t) => {
     [{ basePath: '/api', ui: { path: '/docs/service' } }, '/docs/service']
   ]
   for (const [options, path] of cases) {
-    const app = await readyApp(options)
-    t.teardown(() => app.close())
+    const app = await readyApp(t, options)
     t.match((await app.inject('/.well-known/svc.json')).headers.link, `<${path}>; rel="svc-ui"`, JSON.stringify(options))
     const page = await app.inject(path)
     t.equal(page.statusCode, 200, path)
@@ -89,8 +85,7 @@ t.test('the ui option is checked, each mistake named with its fix', async (t) =>
 })
 
 t.test('each file: ETag, 304, cache-control and the security headers', async (t) => {
-  const app = await readyApp({ ui: true })
-  t.teardown(() => app.close())
+  const app = await readyApp(t, { ui: true })
   for (const path of Object.keys(ASSET_TYPES)) {
     const url = `/svc/ui${path}`
     const response = await app.inject(url)
@@ -119,8 +114,7 @@ t.test('each file: ETag, 304, cache-control and the security headers', async (t)
 })
 
 t.test('the page is checked for origin and host first, as every endpoint that acts', async (t) => {
-  const app = await readyApp({ ui: true })
-  t.teardown(() => app.close())
+  const app = await readyApp(t, { ui: true })
   const foreign = await app.inject({ url: '/svc/ui/app.js', headers: { origin: 'https://evil.example' } })
   t.equal(foreign.statusCode, 403)
   t.equal(foreign.json().code, 'FST_SVC_FORBIDDEN_ORIGIN')
@@ -162,8 +156,7 @@ t.test('the page never carries a cookie, and @fastify/swagger leaves it out', as
 })
 
 t.test('paths in the page are escaped as attribute values', async (t) => {
-  const app = await readyApp({ ui: true, path: '/a&b"c/svc.json' })
-  t.teardown(() => app.close())
+  const app = await readyApp(t, { ui: true, path: '/a&b"c/svc.json' })
   const page = await app.inject('/svc/ui')
   t.match(page.body, '<meta name="svc-manifest" content="/a&#38;b&#34;c/svc.json">')
 })

@@ -17,7 +17,7 @@ t.test('a value other than "inject" stops the start, naming the route', async (t
 })
 
 t.test('routes on one method and URL, told apart by host: each command is called the way its own route asks', async (t) => {
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     const handler = async (request: { raw: object }): Promise<{ request: string }> => ({ request: request.raw.constructor.name })
     app.get('/who', { constraints: { host: 'a.example' }, config: { svcDispatch: 'inject' }, svc: { name: 'who.a', description: 'Through app.inject()' } }, handler)
     app.get('/who', { constraints: { host: 'b.example' }, svc: { name: 'who.b', description: 'Through the router' } }, handler)

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { pipeline } from '../helpers/invoke.js'
 
@@ -9,9 +9,9 @@ import { pipeline } from '../helpers/invoke.js'
 
 const big = 'x'.repeat(400 * 1024)
 
-async function shop (options: Parameters<typeof readyApp>[0] = {}, serverOptions = {}) {
+async function shop (t: Test, options: Parameters<typeof readyApp>[1] = {}, serverOptions = {}) {
   const calls = { store: 0 }
-  const app = await readyApp(options, (app) => {
+  const app = await readyApp(t, options, (app) => {
     app.get('/blob', { svc: { name: 'blob', description: 'A large text' } }, async () => ({ s: big, list: [{ s: big }] }))
     app.get('/small', { svc: { name: 'small', description: 'A small result' } }, async () => ({ s: 'tiny', n: 7 }))
     app.post('/store', {
@@ -26,12 +26,11 @@ async function shop (options: Parameters<typeof readyApp>[0] = {}, serverOptions
     }, async () => ({ ok: true }))
     app.get('/lookup', { svc: { name: 'lookup', description: 'Query params', params: Type.Object({ q: Type.Optional(Type.Array(Type.String())) }) } }, async () => ({ found: 0 }))
   }, serverOptions)
-  t.teardown(() => app.close())
   return { app, calls }
 }
 
 t.test('50,000 references to a 400 KB result: 413 naming the step, bounded memory, the route never runs', async (t) => {
-  const { app, calls } = await shop()
+  const { app, calls } = await shop(t)
   const before = process.memoryUsage().heapUsed
   const response = await pipeline(app, {
     steps: [{ command: 'blob' }, { command: 'store', params: { items: Array(50_000).fill('$prev.s') } }]
@@ -52,7 +51,7 @@ t.test('50,000 references to a 400 KB result: 413 naming the step, bounded memor
 })
 
 t.test('neighbours: named results, indexes, nesting and query params are counted the same way', async (t) => {
-  const { app, calls } = await shop()
+  const { app, calls } = await shop(t)
   const shapes: Array<[string, unknown]> = [
     ['$name', { items: Array(4).fill('$b.s') }],
     ['$name[index]', { items: Array(4).fill('$b.list[0].s') }],
@@ -69,7 +68,7 @@ t.test('neighbours: named results, indexes, nesting and query params are counted
 })
 
 t.test('within the limit, references resolve as before', async (t) => {
-  const { app, calls } = await shop()
+  const { app, calls } = await shop(t)
   const two = await pipeline(app, { steps: [{ command: 'blob', as: 'b' }, { command: 'store', params: { items: ['$b.s', '$prev.list[0].s'] } }] })
   t.same(two.json().results[1], { command: 'store', ok: true, result: { stored: 2 * big.length + 17 } })
   const many = await pipeline(app, { steps: [{ command: 'small' }, { command: 'store', params: { items: Array(10_000).fill('$prev.n') } }] })
@@ -78,7 +77,7 @@ t.test('within the limit, references resolve as before', async (t) => {
 })
 
 t.test('the route\'s own bodyLimit, and the server\'s, are the budget', async (t) => {
-  const { app } = await shop()
+  const { app } = await shop(t)
   const whole = await pipeline(app, { steps: [{ command: 'blob' }, { command: 'tight', params: { a: '$prev' } }] })
   t.equal(whole.json().results[1].error.code, 'PAYLOAD_TOO_LARGE', 'a result larger than the budget stops while it is measured')
   const leaves = await pipeline(app, { steps: [{ command: 'small' }, { command: 'tight', params: { a: [true, false, null, 1.5, '$prev'] } }] })
@@ -87,13 +86,13 @@ t.test('the route\'s own bodyLimit, and the server\'s, are the budget', async (t
   t.equal(tight.json().results[1].error.message, 'steps[1] (tight): its params, with references resolved, pass the route\'s body limit of 1000 bytes.')
   const fits = await pipeline(app, { steps: [{ command: 'small' }, { command: 'tight', params: { a: Array(20).fill('$prev.s') } }] })
   t.equal(fits.json().results[1].ok, true)
-  const { app: small } = await shop({}, { bodyLimit: 500_000 })
+  const { app: small } = await shop(t, {}, { bodyLimit: 500_000 })
   const server = await pipeline(small, { steps: [{ command: 'blob' }, { command: 'store', params: { items: ['$prev.s', '$prev.s'] } }] })
   t.match(server.json().results[1].error.message, 'body limit of 500000 bytes')
 })
 
 t.test('the results a pipeline holds are capped by invoke.maxResultBytes; the pipeline stops there', async (t) => {
-  const { app, calls } = await shop({ invoke: { maxResultBytes: 2 * 1024 * 1024 } })
+  const { app, calls } = await shop(t, { invoke: { maxResultBytes: 2 * 1024 * 1024 } })
   const response = await pipeline(app, { steps: [{ command: 'blob' }, { command: 'blob' }, { command: 'blob' }, { command: 'small' }], continueOnError: true })
   const { ok, results } = response.json()
   t.equal(ok, false)
@@ -107,7 +106,7 @@ t.test('the results a pipeline holds are capped by invoke.maxResultBytes; the pi
 })
 
 t.test('an unknown command is still UNKNOWN_COMMAND, its references never looked at', async (t) => {
-  const { app } = await shop()
+  const { app } = await shop(t)
   const response = await pipeline(app, { steps: [{ command: 'nope', params: { a: '$prev.x' } }] })
   t.equal(response.json().results[0].error.code, 'UNKNOWN_COMMAND')
 })

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { execute, pipeline } from '../helpers/invoke.js'
 
@@ -6,9 +6,9 @@ import { execute, pipeline } from '../helpers/invoke.js'
 // params: { id: 'admin' } } answered /items/admin's body: the router prefers the static route. A call now
 // reaches its command's own route or nothing.
 
-async function itemsApp () {
+async function itemsApp (t: Test) {
   const ran: string[] = []
-  const app = await readyApp({}, (app) => {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/items/admin', async () => { ran.push('admin'); return { secret: true } })
     app.get('/items/:id', { svc: { name: 'items.get', description: 'One item' } }, async (request) => request.params)
     app.get('/files/secret', async () => { ran.push('secret'); return { secret: true } })
@@ -18,12 +18,11 @@ async function itemsApp () {
     app.get('/range/:from-:to', { svc: { name: 'range', description: 'Two params in one segment' } }, async (request) => request.params)
     app.get('/tenant/:id', { constraints: { host: 'a.example' }, svc: { name: 'tenant.a', description: 'Host a' } }, async (request) => ({ host: request.hostname, ...request.params as object }))
   })
-  t.teardown(() => app.close())
   return { app, ran }
 }
 
 t.test('a path param that would reach a static sibling is INVALID_PARAMS naming it', async (t) => {
-  const { app, ran } = await itemsApp()
+  const { app, ran } = await itemsApp(t)
   const response = await execute(app, 'items.get', { id: 'admin' })
   t.equal(response.statusCode, 400)
   t.same(response.json().error, {
@@ -37,7 +36,7 @@ t.test('a path param that would reach a static sibling is INVALID_PARAMS naming 
 })
 
 t.test('neighbours: wildcard, optional param, two params in a segment, pipeline', async (t) => {
-  const { app, ran } = await itemsApp()
+  const { app, ran } = await itemsApp(t)
   t.equal((await execute(app, 'files.read', { '*': 'secret' })).json().error.code, 'INVALID_PARAMS', 'wildcard beside a static route')
   t.same((await execute(app, 'files.read', { '*': 'secret/x' })).json().result, { '*': 'secret/x' })
   t.equal((await execute(app, 'docs.read', { page: 'internal' })).json().error.code, 'INVALID_PARAMS', 'optional param beside a static route')
@@ -52,7 +51,7 @@ t.test('neighbours: wildcard, optional param, two params in a segment, pipeline'
 })
 
 t.test('the inner request carries the caller\'s Host: host constraints and tenancy behave as on a direct call', async (t) => {
-  const { app } = await itemsApp()
+  const { app } = await itemsApp(t)
   const direct = await app.inject({ method: 'GET', url: '/tenant/7', headers: { host: 'a.example' } })
   const viaExecute = await execute(app, 'tenant.a', { id: '7' }, { host: 'a.example' })
   t.equal(viaExecute.statusCode, 200)

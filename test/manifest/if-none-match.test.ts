@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 
 /**
@@ -9,8 +9,8 @@ import { readyApp } from '../helpers/app.js'
 
 const MANIFEST = '/.well-known/svc.json'
 
-async function statusFor (ifNoneMatch: string, method: 'GET' | 'HEAD' = 'GET'): Promise<{ status: number, checksum: string }> {
-  const app = await readyApp({}, (app) => {
+async function statusFor (t: Test, ifNoneMatch: string, method: 'GET' | 'HEAD' = 'GET'): Promise<{ status: number, checksum: string }> {
+  const app = await readyApp(t, {}, (app) => {
     app.get('/ping', { svc: { description: 'Ping' } }, async () => 'pong')
   })
   const checksum = app.svc.checksum
@@ -36,7 +36,7 @@ const cases: Array<[string, number]> = [
 for (const [value, expected] of cases) {
   t.test(`If-None-Match: ${value} → ${expected}`, async (t) => {
     for (const method of ['GET', 'HEAD'] as const) {
-      t.equal((await statusFor(value, method)).status, expected, method)
+      t.equal((await statusFor(t, value, method)).status, expected, method)
     }
   })
 }
