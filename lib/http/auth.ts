@@ -3,6 +3,7 @@ import type { CommandSource } from '../collect/sources.js'
 import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_INSUFFICIENT_SCOPE, FST_SVC_UNAUTHORIZED } from '../errors.js'
 import type { Config, SvcAuthOptions } from '../options.js'
 import { subjectReader, type SubjectOf } from '../realtime/addressing.js'
+import { repeatedAuthorization } from './headers.js'
 
 /** The request property that holds the verifier's result on commands with `auth` (`null` without a credential). */
 export const CREDENTIAL_PROPERTY = 'svcCredential'
@@ -133,8 +134,7 @@ export class BearerAuth {
 
   /** The verifier's result, `NOT_SENT`, or a refusal (any falsy value). */
   private async verify (request: FastifyRequest): Promise<unknown> {
-    // Node keeps only the first of repeated Authorization headers; two credentials are ambiguous, so refuse.
-    return authorizationCount(request) > 1 ? false : await (this.verifier as Verifier)(request)
+    return repeatedAuthorization(request) !== undefined ? false : await (this.verifier as Verifier)(request)
   }
 
   private async authenticate (request: FastifyRequest, reply: FastifyReply, guard: Guard): Promise<FastifyReply | undefined> {
@@ -210,15 +210,6 @@ function claimed (credential: Record<string, unknown>): unknown {
     if (Array.isArray(claim)) return claim
   }
   return undefined
-}
-
-function authorizationCount (request: FastifyRequest): number {
-  const raw = request.raw.rawHeaders
-  let count = 0
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].toLowerCase() === 'authorization') count++
-  }
-  return count
 }
 
 /**

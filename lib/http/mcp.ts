@@ -18,6 +18,7 @@ import type { BearerAuth } from './auth.js'
 import { mayWatch, type WatchableChannel } from './channels.js'
 import type { Dispatcher } from './dispatch.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
+import { webHeaders } from './headers.js'
 
 export interface McpConfig extends RouteLogConfig {
   name: string
@@ -33,8 +34,6 @@ export interface McpConfig extends RouteLogConfig {
   invoke: false | { maxSteps: number }
 }
 
-/** Headers of the connection, not of the request: the handler has no use for them. */
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length'])
 /** JSON-RPC's "parse error", and the code the SDK's transport uses for its other refusals. */
 const PARSE_ERROR = -32700
 /** JSON-RPC's "invalid request". */
@@ -355,10 +354,7 @@ function isInitialize (body: unknown): boolean {
  * unused; the body is handed over parsed.
  */
 function transportRequest (request: FastifyRequest, reply: FastifyReply): Request {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string' && !HOP_BY_HOP.has(name)) headers.set(name, value)
-  }
+  const headers = webHeaders(request)
   const aborted = new AbortController()
   // The response's close: sent, or the connection gone (the request's own close comes once its body is read).
   whenClosed(reply, () => aborted.abort())
