@@ -16,10 +16,11 @@ export type CatalogListener = (catalog: Catalog, resolve: (id: string) => Schema
 
 /** What the plugin's endpoints share: each registers itself from the config and this, the same way. */
 export interface EndpointContext {
-  /** Each endpoint names itself in the manifest's `Link` header here. */
+  /** The manifest's `Link` header: `pluginRoutes` adds a route's relation here. */
   readonly links: EndpointLinks
-  /** Every endpoint that acts puts its `onRequest` hook first. */
+  /** `pluginRoutes` puts its `onRequest` hook first on every route that acts. */
   readonly origins: OriginPolicy
+  /** Bearer auth, and the one watch rule of channels (`auth.watchRule`) for the streams and MCP. */
   readonly auth: BearerAuth
   readonly dispatcher: Dispatcher
   readonly declarations: Declarations
@@ -31,7 +32,7 @@ export interface EndpointContext {
   readonly onCatalog: (listener: CatalogListener) => void
 }
 
-/** The one signature of the plugin's endpoints: manifest, execute + pipeline, streams, MCP, the page. */
+/** The one signature of the plugin's endpoints: manifest, execute + pipeline, streams, MCP, the page; each adds its routes with `pluginRoutes`. */
 export type RegisterEndpoint = (fastify: FastifyInstance, config: Config, context: EndpointContext) => void | Promise<void>
 
 /** What the plugin reads of its config to add a route: the `logLevel` and `logSerializers` it was registered with. */
