@@ -4,11 +4,11 @@ import type { ManifestDiff } from './changes.js'
 import { diffManifests } from './diff.js'
 import { ManifestClientError } from './errors.js'
 import { exchange, readLimits, type HttpResponse } from './http.js'
-import { createInvoker, endpointOf, linkedEndpoint, SURF_BASE_PATH, type Invoker } from './invoke.js'
+import { createInvoker, endpointOf, SURF_BASE_PATH, type Invoker } from './invoke.js'
 import { readerView } from './reader-view.js'
 import { consumeStream, type ChannelState, type StreamOptions, type SubscribeOptions, type SvcEvent } from './streams.js'
 import { checksumErrors, checksumMethodOf, schemaErrors } from './verify.js'
-import { DEFAULT_BASE_PATH } from '../manifest/invocation.js'
+import { channelsBeside, DEFAULT_BASE_PATH, endpointsOf } from '../manifest/invocation.js'
 
 export interface ManifestClientOptions {
   /** The manifest's full URL, e.g. `https://shop.example/.well-known/svc.json`. */
@@ -139,7 +139,7 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
       throw new ManifestClientError('SVC_CLIENT_NO_CHANNEL', `${url} has no channel "${channel}": ${declared}.`)
     }
     // The manifest's Link names the channels' base; a server that does not keeps them beside the events endpoint.
-    const base = linkedEndpoint(url, link, 'channels') ?? new URL('channels', events).href
+    const base = endpointsOf(url, link).channels ?? channelsBeside(events.href)
     const target = new URL(`${base}/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`)
     await consumeStream(target, { fetch, timeout, maxBodySize }, options, (frame) => onState(frame.data as ChannelState), schemeOf(cached?.manifest))
   }

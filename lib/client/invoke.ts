@@ -1,4 +1,4 @@
-import { DEFAULT_BASE_PATH, LINK_RELATIONS, type CommandErrorBody, type PipelineStepResult } from '../manifest/invocation.js'
+import { DEFAULT_BASE_PATH, endpointsOf, type CommandErrorBody, type EndpointName, type PipelineStepResult } from '../manifest/invocation.js'
 import { ManifestClientError } from './errors.js'
 import { exchange, type HttpRequest } from './http.js'
 
@@ -70,18 +70,16 @@ interface InvokerSetup {
   scheme: () => Promise<string>
 }
 
-type Endpoint = 'execute' | 'pipeline' | 'events' | 'channels'
-
 /** `client.execute` and `client.pipeline`: POST to the endpoints the manifest's `Link` header names. */
 export function createInvoker (setup: InvokerSetup): Invoker {
-  async function endpoint (name: Endpoint): Promise<string> {
+  async function endpoint (name: EndpointName): Promise<string> {
     if (setup.invokeUrl !== undefined) return `${setup.invokeUrl.replace(/\/+$/, '')}/${name}`
     const { link, basePath } = await setup.discovery()
     return endpointOf(setup.manifestUrl, link, name, basePath)
   }
 
   /** The envelope the endpoint answered, whatever its status; anything else is `SVC_CLIENT_INVALID_RESPONSE`. */
-  async function post (name: Endpoint, body: unknown, options: InvokeOptions): Promise<Envelope> {
+  async function post (name: EndpointName, body: unknown, options: InvokeOptions): Promise<Envelope> {
     const url = await endpoint(name)
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
     if (options.token !== undefined) headers.authorization = `${await setup.scheme()} ${options.token}`
@@ -128,7 +126,7 @@ interface Envelope {
  * The envelope of an answer. An error without our envelope's `status` (Surf's `{ ok: false, error: { code,
  * message } }`) takes the answer's HTTP status.
  */
-function parseEnvelope (text: string, name: Endpoint, status: number): Envelope | undefined {
+function parseEnvelope (text: string, name: EndpointName, status: number): Envelope | undefined {
   let body: Envelope | null
   try {
     body = JSON.parse(text)
@@ -152,8 +150,8 @@ function isErrorBody (value: unknown): value is Omit<CommandErrorBody, 'status'>
  * another origin is ignored, so a token never goes anywhere but where the manifest came from. Without a
  * usable link: `{basePath}/<name>` on that origin (`/svc`, or `/surf` for a Surf manifest).
  */
-export function endpointOf (manifestUrl: string, link: string | undefined, name: Endpoint, basePath: string = DEFAULT_BASE_PATH): string {
-  return linkedEndpoint(manifestUrl, link, name) ?? `${new URL(manifestUrl).origin}${basePath}/${name}`
+export function endpointOf (manifestUrl: string, link: string | undefined, name: EndpointName, basePath: string = DEFAULT_BASE_PATH): string {
+  return endpointsOf(manifestUrl, link)[name] ?? `${new URL(manifestUrl).origin}${basePath}/${name}`
 }
 
 /** What the manifest response says of where the endpoints are. */
@@ -166,28 +164,3 @@ export interface Discovery {
 
 /** Where a Surf service's endpoints are: `/surf/execute`, `/surf/pipeline`. */
 export const SURF_BASE_PATH = '/surf'
-
-/** The endpoint the manifest's `Link` header names on the manifest's own origin, or undefined. */
-export function linkedEndpoint (manifestUrl: string, link: string | undefined, name: Endpoint): string | undefined {
-  const origin = new URL(manifestUrl).origin
-  for (const { target, rels } of parseLinks(link ?? '')) {
-    if (!rels.includes(LINK_RELATIONS[name]) || !URL.canParse(target, manifestUrl)) continue
-    const url = new URL(target, manifestUrl)
-    if (url.origin === origin) return url.href
-  }
-  return undefined
-}
-
-const LINK = /<([^>]*)>((?:\s*;\s*[^;,]*)*)/g
-const REL = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i
-
-/** Each `<target>; rel="a b"` of a Link header, relation types lower-cased. */
-function parseLinks (header: string): Array<{ target: string, rels: string[] }> {
-  const links: Array<{ target: string, rels: string[] }> = []
-  for (const [, target, params] of header.matchAll(LINK)) {
-    const rel = REL.exec(params)
-    if (rel === null) continue
-    links.push({ target, rels: (rel[1] ?? rel[2]).toLowerCase().split(/\s+/) })
-  }
-  return links
-}

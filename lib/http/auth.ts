@@ -3,6 +3,8 @@ import type { CommandSource } from '../collect/sources.js'
 import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_INSUFFICIENT_SCOPE, FST_SVC_UNAUTHORIZED } from '../errors.js'
 import type { SvcAuthOptions } from '../option-types.js'
 import type { Config } from '../options.js'
+import { subjectReader, type SubjectOf } from '../realtime/addressing.js'
+import { repeatedAuthorization } from './headers.js'
 
 /** The request property that holds the verifier's result on commands with `auth` (`null` without a credential). */
 export const CREDENTIAL_PROPERTY = 'svcCredential'
@@ -12,6 +14,18 @@ export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource'
 
 /** The @fastify/jwt errors that mean "no token was sent" rather than "the token is bad". */
 const JWT_NO_TOKEN = new Set(['FST_JWT_NO_AUTHORIZATION_IN_HEADER', 'FST_JWT_NO_AUTHORIZATION_IN_COOKIE', 'FST_JWT_BAD_COOKIE_REQUEST'])
+
+/**
+ * Who may watch a channel key that has no `authorize` of its own (§9), on its stream and as an MCP
+ * resource: with `auth`, a valid credential (`authenticate`, the streams' hook) whose subject is the key;
+ * without, everyone.
+ */
+export interface WatchRule {
+  /** The hook that requires a credential, when the plugin has `auth`. */
+  authenticate?: onRequestAsyncHookHandler
+  /** `auth.subject(credential)`, else the credential's `sub`. */
+  subjectOf: SubjectOf
+}
 
 /** Reads a credential from a request: `undefined` when none was sent, `false` when one was sent and refused. */
 type Verifier = (request: FastifyRequest) => Promise<unknown>
@@ -46,6 +60,8 @@ export class BearerAuth {
   private readonly metadata: string
   /** One hook per kind of guard, shared by the routes with the same one; named for `printRoutes`. */
   private readonly hooks = new Map<string, onRequestAsyncHookHandler>()
+  /** The one watch rule of channels, read by their streams and by MCP's channel resources. */
+  readonly watchRule: WatchRule
 
   constructor (private readonly config: Config) {
     this.scheme = config.auth?.scheme ?? 'Bearer'
@@ -57,6 +73,7 @@ export class BearerAuth {
     this.missing = `Missing ${kind}credential. Send "Authorization: ${this.scheme} <token>".`
     this.refused = `The ${kind}token was refused.`
     this.metadata = config.auth?.authorizationServers === undefined ? '' : `, resource_metadata="${new URL(config.baseUrl).origin}${RESOURCE_METADATA_PATH}"`
+    this.watchRule = { authenticate: config.auth === undefined ? undefined : this.onRequest, subjectOf: subjectReader(config.auth?.subject) }
   }
 
   /** The hook that requires a credential, for the plugin's own routes that need one (event and channel streams). */
@@ -118,8 +135,7 @@ export class BearerAuth {
 
   /** The verifier's result, `NOT_SENT`, or a refusal (any falsy value). */
   private async verify (request: FastifyRequest): Promise<unknown> {
-    // Node keeps only the first of repeated Authorization headers; two credentials are ambiguous, so refuse.
-    return authorizationCount(request) > 1 ? false : await (this.verifier as Verifier)(request)
+    return repeatedAuthorization(request) !== undefined ? false : await (this.verifier as Verifier)(request)
   }
 
   private async authenticate (request: FastifyRequest, reply: FastifyReply, guard: Guard): Promise<FastifyReply | undefined> {
@@ -195,15 +211,6 @@ function claimed (credential: Record<string, unknown>): unknown {
     if (Array.isArray(claim)) return claim
   }
   return undefined
-}
-
-function authorizationCount (request: FastifyRequest): number {
-  const raw = request.raw.rawHeaders
-  let count = 0
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].toLowerCase() === 'authorization') count++
-  }
-  return count
 }
 
 /**

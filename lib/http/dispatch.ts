@@ -1,16 +1,9 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
-import { Readable } from 'node:stream'
-import { answerOf, InnerRequest, InnerResponse, InnerSocket } from './inner.js'
-import { outcomeOf, refusal, type Outcome, type RouteResponse } from './outcome.js'
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import type { Catalog } from '../catalog.js'
+import { forwardedHeaders } from './headers.js'
+import { outcomeOf, refusal, type Outcome } from './outcome.js'
+import { InjectCall, isAborted, RouterCall, type RouteCall } from './route-call.js'
 import { planRequest, planRoute, type RoutePlan } from './route-plan.js'
-
-/** Request headers that describe the caller's own connection or body, not the command call. */
-const NOT_FORWARDED = new Set([
-  'host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade',
-  'content-length', 'content-type', 'content-encoding', 'expect', 'accept-encoding'
-])
 
 /**
  * Calls commands by name: each through Fastify's own router (`app.routing`) on its own route, with an
@@ -36,6 +29,10 @@ export class Dispatcher {
    */
   private readonly maxUrlLength: number
 
+  /** The two ways of calling a route: Fastify's router in memory, or `app.inject()`. */
+  private readonly router: RouteCall
+  private readonly injector: RouteCall
+
   /**
    * `catalog()` is undefined until `ready()` has built the manifest (and stays so when it failed);
    * `maxResultBytes` is the most of one route's body a call holds.
@@ -43,6 +40,8 @@ export class Dispatcher {
   constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined, private readonly maxResultBytes: number) {
     app.addHook('preClose', async () => { this.closing = true })
     this.maxUrlLength = (app.server as { maxHeaderSize?: number }).maxHeaderSize ?? process.getBuiltinModule('node:http').maxHeaderSize
+    this.router = new RouterCall(app)
+    this.injector = new InjectCall(app)
   }
 
   async dispatch (request: FastifyRequest, command: string, params: Record<string, unknown>, bounds: CallBounds = {}): Promise<Outcome> {
@@ -58,74 +57,14 @@ export class Dispatcher {
     const { signal } = bounds
     if (isAborted(signal)) return CANCELLED
     const limit = bounds.maxBytes ?? this.maxResultBytes
-    const headers = forwardedHeaders(request)
-    let ended: Ended
-    if (!plan.viaInject) {
-      ended = await this.route(plan.method, planned.url, planned.payload, headers, request, limit, signal)
-    } else {
-      if (planned.payload !== undefined) {
-        headers['content-type'] = 'application/json'
-        headers['content-length'] = String(Buffer.byteLength(planned.payload))
-      }
-      const options: InjectOptions = {
-        method: plan.method as HTTPMethods,
-        url: planned.url,
-        headers,
-        // A stream, so that light-my-request can still close the request once the route has read its body.
-        payload: planned.payload === undefined ? undefined : Readable.from([planned.payload]),
-        remoteAddress: request.ip,
-        // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
-        authority: request.headers.host,
-        validate: false
-      }
-      try {
-        ended = await inject(this.app, options, limit, signal)
-      } catch {
-        // The response closed before its head: the caller went away, or the route destroyed it.
-        ended = isAborted(signal) ? 'cancelled' : CUT_OFF
-      }
-    }
+    const { payload, url } = planned
+    const call = { method: plan.method, url, payload, headers: forwardedHeaders(request, payload), caller: request, limit, signal }
+    const ended = await (plan.viaInject ? this.injector : this.router).call(call)
     if (ended === 'over-budget') {
       return { ...refusal(413, 'PAYLOAD_TOO_LARGE', `Command "${command}": its route's response passed ${limit} bytes (invoke.maxResultBytes), and was cut off there.`), overBudget: true }
     }
     if (ended === 'cancelled') return CANCELLED
     return outcomeOf(ended)
-  }
-
-  /**
-   * The route's lifecycle on an inner request and response: Fastify's router takes them as it takes a
-   * request off the wire (URL rewriting, constraints, hooks, parsing, validation, handler, serialisation,
-   * `onSend`, `onResponse`), and the answer is read when the response finishes. Past `limit` bytes of body,
-   * or once `signal` aborts, the response is destroyed and the request closed, as a real one is when its
-   * connection goes: the route sees `request.raw` emit `close`, and a stream it sent is destroyed.
-   */
-  private route (method: string, url: string, payload: string | undefined, headers: IncomingHttpHeaders, request: FastifyRequest, limit: number, signal: AbortSignal | undefined): Promise<Ended> {
-    if (payload !== undefined) {
-      headers['content-type'] = 'application/json'
-      headers['content-length'] = String(Buffer.byteLength(payload))
-    }
-    // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
-    headers.host = request.headers.host
-    const socket = new InnerSocket(request.ip, request.raw.socket)
-    const inner = new InnerRequest(method, url, headers, socket, payload)
-    const response = new InnerResponse(inner, limit)
-    return new Promise((resolve) => {
-      const cancel = (): void => { response.destroy() }
-      signal?.addEventListener('abort', cancel, { once: true })
-      response.on('error', ignore)
-      response.on('close', () => {
-        signal?.removeEventListener('abort', cancel)
-        if (response.writableFinished) {
-          resolve(answerOf(response))
-          return
-        }
-        inner.aborted = true
-        inner.destroy()
-        socket.destroy()
-        resolve(response.overLimit ? 'over-budget' : isAborted(signal) ? 'cancelled' : CUT_OFF)
-      })
-      this.app.routing(inner as unknown as IncomingMessage, response as unknown as ServerResponse)
-    })
   }
 
   /**
@@ -168,18 +107,8 @@ export class Dispatcher {
   }
 }
 
-/** A response the route destroyed before it finished (a stream that failed after its first bytes). */
-const CUT_OFF: RouteResponse = {
-  statusCode: 502,
-  headers: { 'content-type': 'text/plain' },
-  body: 'The route\'s response broke off before it was complete.'
-}
-
 /** What a call asked for when the caller went away: nobody reads it; a pipeline stops there. */
 const CANCELLED = refusal(503, 'INTERNAL_ERROR', 'The call was cancelled: its caller went away before the answer.')
-
-/** How one call ended: the route's response, or why there is none. */
-type Ended = RouteResponse | 'over-budget' | 'cancelled'
 
 /** What bounds one call, besides the server's limits. */
 export interface CallBounds {
@@ -187,12 +116,6 @@ export interface CallBounds {
   signal?: AbortSignal
   /** The most bytes of the route's body the call holds (default `invoke.maxResultBytes`). */
   maxBytes?: number
-}
-
-function ignore (): void {}
-
-function isAborted (signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true
 }
 
 /**
@@ -209,78 +132,4 @@ export function callerGone (reply: FastifyReply): AbortSignal {
     })
   }
   return gone.signal
-}
-
-/**
- * The call through `app.inject()`, its body read as a stream and counted as it arrives (the callback form
- * starts at once, where the promise form waits a tick). Past `limit` bytes, or once `signal` aborts, the
- * inner request is aborted: light-my-request destroys it (the route sees `close`) and its response (Fastify
- * then destroys a stream the route sent). Rejects when the response closed before its head.
- */
-function inject (app: FastifyInstance, options: InjectOptions, limit: number, signal: AbortSignal | undefined): Promise<Ended> {
-  const stop = new AbortController()
-  const cancel = (): void => { stop.abort() }
-  signal?.addEventListener('abort', cancel, { once: true })
-  return new Promise<Ended>((resolve, reject) => {
-    let settled = false
-    const settle = (ended: Ended): void => {
-      if (settled) return
-      settled = true
-      signal?.removeEventListener('abort', cancel)
-      resolve(ended)
-    }
-    app.inject({ ...options, payloadAsStream: true, signal: stop.signal }, (error, response) => {
-      if (error !== null && error !== undefined) {
-        signal?.removeEventListener('abort', cancel)
-        reject(error)
-        return
-      }
-      const { statusCode, headers } = response!
-      const stream = response!.stream()
-      const chunks: Buffer[] = []
-      let bytes = 0
-      stream.on('data', (chunk: Buffer) => {
-        bytes += chunk.length
-        if (bytes <= limit) {
-          chunks.push(chunk)
-          return
-        }
-        chunks.length = 0
-        settle('over-budget')
-        stop.abort()
-      })
-      stream.on('end', () => { settle({ statusCode, headers, body: Buffer.concat(chunks) }) })
-      // Aborted (by the budget above, or the caller), or the route destroyed its response after the head.
-      stream.on('error', () => {
-        chunks.length = 0
-        settle(isAborted(signal) ? 'cancelled' : CUT_OFF)
-      })
-    })
-  })
-}
-
-/**
- * The caller's headers, less hop-by-hop and entity headers. Node keeps only the first of repeated
- * `Authorization` headers; all of them are passed on, so the route refuses the ambiguity as it would.
- */
-function forwardedHeaders (request: FastifyRequest): IncomingHttpHeaders {
-  const source = request.headers
-  const headers: IncomingHttpHeaders = {}
-  for (const name of Object.keys(source)) {
-    if (NOT_FORWARDED.has(name) || name.startsWith('proxy-')) continue
-    headers[name] = source[name]
-  }
-  if (source.authorization !== undefined) {
-    const all = allValues(request.raw.rawHeaders, 'authorization')
-    if (all.length > 1) (headers as Record<string, unknown>).authorization = all
-  }
-  return headers
-}
-
-function allValues (rawHeaders: string[], name: string): string[] {
-  const values: string[] = []
-  for (let index = 0; index < rawHeaders.length; index += 2) {
-    if (rawHeaders[index].toLowerCase() === name) values.push(rawHeaders[index + 1])
-  }
-  return values
 }

@@ -1,8 +1,9 @@
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifySchema, HTTPMethods, onRequestAsyncHookHandler, RouteHandlerMethod, RouteOptions, RouteShorthandOptions } from 'fastify'
 import type { Catalog } from '../catalog.js'
 import type { Declarations } from '../collect/declarations.js'
 import type { Config } from '../options.js'
 import type { RealtimeOnDemand } from '../realtime/on-demand.js'
+import { hasParams, parseRouteUrl } from '../route-url.js'
 import type { Schema } from '../schema/schema.js'
 import type { BearerAuth } from './auth.js'
 import type { Dispatcher } from './dispatch.js'
@@ -15,10 +16,11 @@ export type CatalogListener = (catalog: Catalog, resolve: (id: string) => Schema
 
 /** What the plugin's endpoints share: each registers itself from the config and this, the same way. */
 export interface EndpointContext {
-  /** Each endpoint names itself in the manifest's `Link` header here. */
+  /** The manifest's `Link` header: `pluginRoutes` adds a route's relation here. */
   readonly links: EndpointLinks
-  /** Every endpoint that acts puts its `onRequest` hook first. */
+  /** `pluginRoutes` puts its `onRequest` hook first on every route that acts. */
   readonly origins: OriginPolicy
+  /** Bearer auth, and the one watch rule of channels (`auth.watchRule`) for the streams and MCP. */
   readonly auth: BearerAuth
   readonly dispatcher: Dispatcher
   readonly declarations: Declarations
@@ -30,5 +32,58 @@ export interface EndpointContext {
   readonly onCatalog: (listener: CatalogListener) => void
 }
 
-/** The one signature of the plugin's endpoints: manifest, execute + pipeline, streams, MCP, the page. */
+/** The one signature of the plugin's endpoints: manifest, execute + pipeline, streams, MCP, the page; each adds its routes with `pluginRoutes`. */
 export type RegisterEndpoint = (fastify: FastifyInstance, config: Config, context: EndpointContext) => void | Promise<void>
+
+/** What the plugin reads of its config to add a route: the `logLevel` and `logSerializers` it was registered with. */
+export interface RouteLogConfig {
+  routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
+}
+
+/** One route of the plugin's own, as its endpoint describes it. */
+export interface PluginRoute {
+  method: HTTPMethods | HTTPMethods[]
+  url: string
+  /**
+   * The route acts (calls commands, opens streams, serves the page that does): the origin check (§8) runs
+   * first on it, before any other hook.
+   */
+  acts: boolean
+  /** The relation that names the route in the manifest's `Link` header: its path, up to its first param. */
+  rel?: string
+  handler: RouteHandlerMethod
+  /** Runs after the origin check: the streams' bearer auth. */
+  onRequest?: onRequestAsyncHookHandler
+  errorHandler?: RouteOptions['errorHandler']
+  onSend?: RouteOptions['onSend']
+  exposeHeadRoute?: boolean
+}
+
+/** Adds one route of the plugin's own; each endpoint gets one from `pluginRoutes`. */
+export type AddPluginRoute = (route: PluginRoute) => void
+
+/** @fastify/swagger leaves routes with `hide` out of an app's OpenAPI document (its own augmentation of FastifySchema). */
+const HIDDEN = { hide: true } as FastifySchema
+
+/**
+ * The one way the plugin adds a route of its own: with the log options it was registered with, hidden from
+ * an app's OpenAPI document, the origin check first on a route that acts, and, with `rel`, named in the
+ * manifest's `Link` header in the order the routes are added.
+ */
+export function pluginRoutes (fastify: FastifyInstance, config: RouteLogConfig, { origins, links }: Pick<EndpointContext, 'origins' | 'links'>): AddPluginRoute {
+  return function pluginRoute ({ acts, rel, onRequest, ...route }) {
+    const hooks = acts ? (onRequest === undefined ? origins.onRequest : [origins.onRequest, onRequest]) : onRequest
+    const options = { ...config.routeLog, ...route, schema: HIDDEN } as RouteOptions
+    if (hooks !== undefined) options.onRequest = hooks as RouteOptions['onRequest']
+    fastify.route(options)
+    if (rel !== undefined) links.add(linkPath(route.url), rel)
+  }
+}
+
+/** A route's path as its link names it: the whole path, or the static part before its first param without its last `/`. */
+function linkPath (url: string): string {
+  if (!hasParams(url)) return url
+  // The plugin's paths are checked options, of no param: its routes start with static text.
+  const first = parseRouteUrl(url)[0] as { text: string }
+  return first.text.replace(/\/$/, '')
+}

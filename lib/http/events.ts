@@ -1,31 +1,27 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler, RouteShorthandOptions } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_INVALID_SUBSCRIPTION } from '../errors.js'
+import { LINK_RELATIONS } from '../manifest/invocation.js'
 import type { Realtime } from '../realtime/realtime.js'
-import type { SubjectOf } from '../realtime/addressing.js'
+import type { WatchRule } from './auth.js'
+import type { AddPluginRoute, PluginRoute } from './endpoint.js'
 
 export interface StreamRouteDependencies {
   /** `basePath` option: the stream routes live under it. */
   basePath: string
   /** The started hub: already there when the app declares an event or a channel. */
   realtime: () => Promise<Realtime>
-  /** The origin and host check (docs/security.md), first on every stream request. */
-  originCheck: onRequestHookHandler
-  /** The bearer-auth `onRequest` hook of commands with `auth: 'required'`, when the plugin has `auth`. */
-  authenticate?: onRequestAsyncHookHandler
+  /** With `auth`, its hook runs on every stream request (after the origin check); and who may watch a key. */
+  watch: WatchRule
   /** Reads the credential the hook left on the request. */
   credentialOf: (request: FastifyRequest) => unknown
-  subjectOf: SubjectOf
-  /** `logLevel` / `logSerializers` of the plugin's register options. */
-  routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
 /**
- * The options of a stream route: the origin check, then the plugin's auth hook when it has auth, and no
- * HEAD twin (a stream has no head).
+ * What the stream routes share: `GET`, acting (the origin check first), then the plugin's auth hook when it
+ * has auth, and no HEAD twin (a stream has no head).
  */
-export function streamRouteOptions (deps: StreamRouteDependencies): RouteShorthandOptions {
-  const onRequest = deps.authenticate === undefined ? deps.originCheck : [deps.originCheck, deps.authenticate]
-  return { ...deps.routeLog, exposeHeadRoute: false, onRequest: onRequest as RouteShorthandOptions['onRequest'], schema: { hide: true } as RouteShorthandOptions['schema'] }
+export function streamRoute (deps: StreamRouteDependencies): Pick<PluginRoute, 'method' | 'acts' | 'onRequest' | 'exposeHeadRoute'> {
+  return { method: 'GET', acts: true, onRequest: deps.watch.authenticate, exposeHeadRoute: false }
 }
 
 /**
@@ -33,12 +29,18 @@ export function streamRouteOptions (deps: StreamRouteDependencies): RouteShortha
  * (all by default). With `auth`, the subscriber authenticates exactly as for a command with
  * `auth: 'required'`, and also receives the events addressed to its subject.
  */
-export function registerEventsRoute (fastify: FastifyInstance, events: ReadonlyMap<string, unknown>, deps: StreamRouteDependencies): void {
-  fastify.get(`${deps.basePath}/events`, streamRouteOptions(deps), async function svcEventsStream (request: FastifyRequest, reply: FastifyReply) {
-    const names = requestedEvents((request.query as Record<string, unknown>).events, events)
-    const subject = deps.authenticate === undefined ? undefined : deps.subjectOf(deps.credentialOf(request))
-    const realtime = await deps.realtime()
-    realtime.openEvents(request, reply, names, subject, request.headers['last-event-id'])
+export function registerEventsRoute (route: AddPluginRoute, events: ReadonlyMap<string, unknown>, deps: StreamRouteDependencies): void {
+  route({
+    ...streamRoute(deps),
+    url: `${deps.basePath}/events`,
+    rel: LINK_RELATIONS.events,
+    handler: async function svcEventsStream (request: FastifyRequest, reply: FastifyReply) {
+      const names = requestedEvents((request.query as Record<string, unknown>).events, events)
+      const { authenticate, subjectOf } = deps.watch
+      const subject = authenticate === undefined ? undefined : subjectOf(deps.credentialOf(request))
+      const realtime = await deps.realtime()
+      realtime.openEvents(request, reply, names, subject, request.headers['last-event-id'])
+    }
   })
 }
 

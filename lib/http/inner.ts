@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { IncomingHttpHeaders, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http'
 import { Readable, Writable } from 'node:stream'
+import type { RouteResponse } from './outcome.js'
 
 /**
  * The inner request and response of a command call, handed to Fastify's own router (`app.routing`): the
@@ -244,14 +245,7 @@ export class InnerResponse extends Writable {
 }
 
 /** The inner response once the route is done with it: what the outcome is read from. */
-export interface InnerAnswer {
-  statusCode: number
-  headers: OutgoingHttpHeaders
-  /** The body: one string when the route wrote one, else the bytes. */
-  body: string | Buffer
-}
-
-export function answerOf (response: InnerResponse): InnerAnswer {
+export function answerOf (response: InnerResponse): RouteResponse {
   const { chunks } = response
   let body: string | Buffer
   if (chunks.length === 1) body = chunks[0]

@@ -1,7 +1,8 @@
 /**
  * The RFC 8288 `Link` header that the manifest's 200 and 304 carry: one entry per endpoint the plugin
- * serves, so clients find them without a change to the wire format. Each endpoint adds itself with one
- * call while the plugin registers; the header is joined once, when the manifest response is prepared.
+ * serves, so clients find them without a change to the wire format. `pluginRoutes` adds a route's relation
+ * as it adds the route, while the plugin registers; the header is joined once, when the manifest response
+ * is prepared.
  */
 export class EndpointLinks {
   private readonly entries: string[] = []

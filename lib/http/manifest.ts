@@ -1,22 +1,20 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { FST_SVC_NOT_READY } from '../errors.js'
 import type { Manifest } from '../manifest/types.js'
-import type { EndpointContext } from './endpoint.js'
+import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 
-export interface ManifestConfig {
+export interface ManifestConfig extends RouteLogConfig {
   path: string
-  routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
 /**
  * `GET` and `HEAD {path}`: the manifest, public. HEAD is a route of its own, also when the app turned
  * automatic HEAD routes off.
  */
-export function registerManifestRoutes (fastify: FastifyInstance, config: ManifestConfig, { prepared }: EndpointContext): void {
-  const options: RouteShorthandOptions = { ...config.routeLog, exposeHeadRoute: false, onSend: withoutCookies, schema: { hide: true } as RouteShorthandOptions['schema'] }
-  const serve = manifestHandler(prepared)
-  fastify.get(config.path, options, serve)
-  fastify.head(config.path, options, serve)
+export function registerManifestRoutes (fastify: FastifyInstance, config: ManifestConfig, context: EndpointContext): void {
+  const route = pluginRoutes(fastify, config, context)
+  const handler = manifestHandler(context.prepared)
+  for (const method of ['GET', 'HEAD'] as const) route({ method, url: config.path, acts: false, exposeHeadRoute: false, onSend: withoutCookies, handler })
 }
 
 /** Everything a manifest response needs, computed once when the manifest is built. */

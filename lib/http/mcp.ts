@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteShorthandOptions } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_NOT_READY } from '../errors.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
@@ -13,15 +13,14 @@ import { McpStreams } from '../mcp/streams.js'
 import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
 import type { McpHttpHandler, McpRequestContext, ReadResourceResult, ResourceTemplateType, Server, ServerCapabilities } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_STEPS, type McpLimits } from '../options.js'
-import { subjectReader } from '../realtime/addressing.js'
 import type { Realtime } from '../realtime/realtime.js'
 import type { BearerAuth } from './auth.js'
 import { mayWatch, type WatchableChannel } from './channels.js'
 import type { Dispatcher } from './dispatch.js'
-import type { EndpointContext } from './endpoint.js'
-import type { StreamRouteDependencies } from './events.js'
+import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
+import { webHeaders } from './headers.js'
 
-export interface McpConfig {
+export interface McpConfig extends RouteLogConfig {
   name: string
   version: string
   description: string
@@ -33,11 +32,8 @@ export interface McpConfig {
   auth?: { subject?: (credential: unknown) => unknown }
   /** Its `maxSteps` is also the most messages of one JSON-RPC batch (the default when invoke is off). */
   invoke: false | { maxSteps: number }
-  routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
-/** Headers of the connection, not of the request: the handler has no use for them. */
-const HOP_BY_HOP = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length'])
 /** JSON-RPC's "parse error", and the code the SDK's transport uses for its other refusals. */
 const PARSE_ERROR = -32700
 /** JSON-RPC's "invalid request". */
@@ -87,15 +83,15 @@ export class McpEndpoint {
    * Loads the SDK (an optional peer) and adds the routes and their link, when `mcp` is on; the tools are
    * made once the catalog is built.
    */
-  static async register (fastify: FastifyInstance, config: McpConfig, { dispatcher, origins, links, onCatalog, auth, declarations, realtime }: EndpointContext): Promise<void> {
+  static async register (fastify: FastifyInstance, config: McpConfig, context: EndpointContext): Promise<void> {
     if (config.mcp === false) return
+    const { dispatcher, onCatalog, auth, declarations, realtime } = context
     const sdk = await loadHttpSdk()
     const instructions = config.about === undefined ? config.description : `${config.description}\n\n${config.about}`
     const maxBatch = config.invoke === false ? DEFAULT_MAX_STEPS : config.invoke.maxSteps
     const channels: ChannelAccess = {
       channels: declarations.channels,
       auth,
-      rule: { authenticate: config.auth === undefined ? undefined : auth.onRequest, subjectOf: subjectReader(config.auth?.subject) },
       realtime: () => realtime.current as Realtime
     }
     const { path, ...limits } = config.mcp
@@ -103,10 +99,9 @@ export class McpEndpoint {
     streams.watch(fastify.server)
     const keepAliveMs = config.realtime.heartbeat * 1000
     const endpoint = new McpEndpoint(sdk, { name: config.name, version: config.version, instructions }, dispatcher, maxBatch, channels, limits, streams, keepAliveMs)
-    const options = { ...config.routeLog, onRequest: origins.onRequest, errorHandler: jsonRpcErrorHandler, schema: { hide: true } as FastifySchema }
-    fastify.post(path, options, (request, reply) => endpoint.handle(request, reply))
-    fastify.route({ method: ['GET', 'DELETE'], url: path, ...options, handler: (request, reply) => endpoint.handleSession(request, reply) })
-    links.add(path, LINK_RELATIONS.mcp)
+    const route = pluginRoutes(fastify, config, context)
+    route({ method: 'POST', url: path, acts: true, rel: LINK_RELATIONS.mcp, errorHandler: jsonRpcErrorHandler, handler: (request, reply) => endpoint.handle(request, reply) })
+    route({ method: ['GET', 'DELETE'], url: path, acts: true, errorHandler: jsonRpcErrorHandler, handler: (request, reply) => endpoint.handleSession(request, reply) })
     // The SDK's exchanges and the sessions close, and every stream ends, unsent data or not: once the server
     // has stopped taking connections (right after preClose), so that a client that reconnects at once finds
     // it closed instead of holding app.close() open on a fresh connection.
@@ -248,7 +243,7 @@ export class McpEndpoint {
   /** Whose listens and sessions: the credential's subject, else the remote address. */
   private async ownerOf (request: FastifyRequest): Promise<string> {
     const credential = await this.channels.auth.credentialOf(request)
-    const subject = typeof credential === 'object' && credential !== null ? this.channels.rule.subjectOf(credential) : undefined
+    const subject = typeof credential === 'object' && credential !== null ? this.channels.auth.watchRule.subjectOf(credential) : undefined
     return subject === undefined ? `address ${request.ip}` : `subject ${subject}`
   }
 
@@ -305,7 +300,8 @@ export class McpEndpoint {
    * anything but a yes is a refusal.
    */
   private async access (request: FastifyRequest, uri: unknown): Promise<ChannelAddress | Refusal> {
-    const { channels, auth, rule } = this.channels
+    const { channels, auth } = this.channels
+    const rule = auth.watchRule
     const address = channelAddressOf(uri, channels)
     if (isRefusal(address)) return address
     const { channel, key } = address
@@ -324,8 +320,8 @@ export class McpEndpoint {
 /** What reading and following channels need: the declared channels, the request's credential, the watch rule. */
 interface ChannelAccess {
   channels: ReadonlyMap<string, WatchableChannel>
+  /** The request's credential, and the watch rule (`auth.watchRule`), shared with the channels' streams. */
   auth: BearerAuth
-  rule: Pick<StreamRouteDependencies, 'authenticate' | 'subjectOf'>
   /** Started by `ready()`, before any request comes. */
   realtime: () => Realtime
 }
@@ -358,10 +354,7 @@ function isInitialize (body: unknown): boolean {
  * unused; the body is handed over parsed.
  */
 function transportRequest (request: FastifyRequest, reply: FastifyReply): Request {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string' && !HOP_BY_HOP.has(name)) headers.set(name, value)
-  }
+  const headers = webHeaders(request)
   const aborted = new AbortController()
   // The response's close: sent, or the connection gone (the request's own close comes once its body is read).
   whenClosed(reply, () => aborted.abort())

@@ -1,7 +1,7 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Config } from '../options.js'
 import { RESOURCE_METADATA_PATH } from './auth.js'
-import type { EndpointContext } from './endpoint.js'
+import { pluginRoutes, type EndpointContext } from './endpoint.js'
 
 /** What clients may keep of the document: it changes only with a deploy. */
 const CACHE_CONTROL = 'public, max-age=3600'
@@ -22,7 +22,7 @@ export interface ProtectedResourceMetadata {
  * made from), which every command, the MCP endpoint included, is under. `scopes_supported` lists the scopes
  * the commands require (`svc.scopes`), once the catalog is built.
  */
-export function registerOAuthMetadata (fastify: FastifyInstance, config: Config, { onCatalog }: EndpointContext): void {
+export function registerOAuthMetadata (fastify: FastifyInstance, config: Config, context: EndpointContext): void {
   const servers = config.auth?.authorizationServers
   if (servers === undefined) return
   const metadata: ProtectedResourceMetadata = {
@@ -31,15 +31,19 @@ export function registerOAuthMetadata (fastify: FastifyInstance, config: Config,
     bearer_methods_supported: ['header']
   }
   let body = JSON.stringify(metadata)
-  onCatalog((catalog) => {
+  context.onCatalog((catalog) => {
     const scopes = new Set<string>()
     for (const command of Object.values(catalog.manifest.commands)) {
       for (const scope of command.requiredScopes ?? []) scopes.add(scope)
     }
     if (scopes.size > 0) body = JSON.stringify({ ...metadata, scopes_supported: [...scopes].sort() })
   })
-  const options: RouteShorthandOptions = { ...config.routeLog, schema: { hide: true } as RouteShorthandOptions['schema'] }
-  fastify.get(RESOURCE_METADATA_PATH, options, async function serveResourceMetadata (request: FastifyRequest, reply: FastifyReply) {
-    return await reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', CACHE_CONTROL).send(body)
+  pluginRoutes(fastify, config, context)({
+    method: 'GET',
+    url: RESOURCE_METADATA_PATH,
+    acts: false,
+    handler: async function serveResourceMetadata (request: FastifyRequest, reply: FastifyReply) {
+      return await reply.header('content-type', 'application/json; charset=utf-8').header('cache-control', CACHE_CONTROL).send(body)
+    }
   })
 }

@@ -9,11 +9,11 @@ import { isJsonText } from './json-text.js'
  */
 export type Outcome = (CommandSuccess | CommandFailure) & { headers?: OutgoingHttpHeaders, bytes?: number, json?: string, overBudget?: boolean }
 
-/** What an inner response looks like to us, whichever way the route was called. */
+/** A route's response to an inner call, whichever way the route was called (`route-call.ts`). */
 export interface RouteResponse {
   statusCode: number
   headers: OutgoingHttpHeaders
-  /** The body as the route wrote it: one string, or bytes. */
+  /** The body as the route wrote it: one string (the router's inner response, when it wrote one), or bytes. */
   body: string | Buffer
 }
 

@@ -3,17 +3,16 @@ import { existsSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, RouteShorthandOptions } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_MISSING_DEPENDENCY } from '../errors.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
-import type { EndpointContext } from './endpoint.js'
+import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 import { matchesChecksum, withoutCookies } from './manifest.js'
 
-export interface UiConfig {
+export interface UiConfig extends RouteLogConfig {
   ui: false | { path: string }
   /** The manifest's path: the page fetches it. */
   path: string
-  routeLog: Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>
 }
 
 /**
@@ -40,9 +39,6 @@ export const UI_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'referrer-policy': 'no-referrer'
 })
 
-/** @fastify/swagger leaves routes with `hide` out of an app's OpenAPI document (its own augmentation of FastifySchema). */
-const HIDDEN = { hide: true } as FastifySchema
-
 /** One file, ready to send: its bytes and every header precomputed. */
 interface ServedFile {
   body: Buffer
@@ -57,19 +53,20 @@ interface ServedFile {
  * manifest's Link header (`rel="svc-ui"`). Its files are read here, once, and only when `ui` is on.
  * Each route checks the origin first, as every endpoint that acts does: the page acts through execute.
  */
-export async function registerUiRoutes (fastify: FastifyInstance, config: UiConfig, { origins, links }: Pick<EndpointContext, 'origins' | 'links'>, locateAssets = uiAssetsDir): Promise<void> {
+export async function registerUiRoutes (fastify: FastifyInstance, config: UiConfig, context: Pick<EndpointContext, 'origins' | 'links'>, locateAssets = uiAssetsDir): Promise<void> {
   if (config.ui === false) return
   const assetsDir = locateAssets()
   const base = config.ui.path
-  const options: RouteShorthandOptions = { ...config.routeLog, onRequest: origins.onRequest, onSend: withoutCookies, schema: HIDDEN }
   // All read before any route is added, in order: a missing file adds none, and the first one is named.
   const texts: string[] = []
   for (const asset of ASSETS) texts.push(await readAsset(assetsDir, asset.file))
+  const route = pluginRoutes(fastify, config, context)
   ASSETS.forEach((asset, index) => {
-    const text = asset.file === 'index.html' ? fillTemplate(texts[index], { ui: base, manifest: config.path }) : texts[index]
-    fastify.get(`${base}${asset.route}`, options, fileHandler(servedFile(Buffer.from(text, 'utf8'), asset.type)))
+    const page = asset.file === 'index.html'
+    const text = page ? fillTemplate(texts[index], { ui: base, manifest: config.path }) : texts[index]
+    const handler = fileHandler(servedFile(Buffer.from(text, 'utf8'), asset.type))
+    route({ method: 'GET', url: `${base}${asset.route}`, acts: true, rel: page ? LINK_RELATIONS.ui : undefined, onSend: withoutCookies, handler })
   })
-  links.add(base, LINK_RELATIONS.ui)
 }
 
 /**

@@ -18,6 +18,55 @@ export const LINK_RELATIONS = {
   ui: 'svc-ui'
 } as const
 
+/** The endpoints a client reaches by name: each is `{basePath}/<name>` unless the `Link` header names it. */
+export type EndpointName = 'execute' | 'pipeline' | 'events' | 'channels'
+
+/** One entry of a `Link` header: its target as written, and its relation types. */
+export interface Link {
+  target: string
+  rels: string[]
+}
+
+const LINK = /<([^>]*)>((?:\s*;\s*[^;,]*)*)/g
+const REL = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i
+
+/** Each `<target>; rel="a b"` of a Link header (RFC 8288), relation types lower-cased. */
+export function parseLinks (header: string): Link[] {
+  const links: Link[] = []
+  for (const [, target, params] of header.matchAll(LINK)) {
+    const rel = REL.exec(params)
+    if (rel === null) continue
+    links.push({ target, rels: (rel[1] ?? rel[2]).toLowerCase().split(/\s+/).filter((name) => name !== '') })
+  }
+  return links
+}
+
+/**
+ * The endpoints the manifest response's `Link` header names, resolved against the manifest's URL and kept
+ * only on its origin, so a token is never sent anywhere else; the first usable link of each relation wins.
+ * What it does not name is absent: where the reader looks then is its own choice (client and page alike).
+ */
+export function endpointsOf (manifestUrl: string, link: string | null | undefined): Partial<Record<EndpointName, string>> {
+  const origin = new URL(manifestUrl).origin
+  const named: Partial<Record<EndpointName, string>> = {}
+  for (const { target, rels } of parseLinks(link ?? '')) {
+    if (!URL.canParse(target, manifestUrl)) continue
+    const url = new URL(target, manifestUrl)
+    if (url.origin !== origin) continue
+    for (const name of ENDPOINT_NAMES) {
+      if (named[name] === undefined && rels.includes(LINK_RELATIONS[name])) named[name] = url.href
+    }
+  }
+  return named
+}
+
+const ENDPOINT_NAMES: readonly EndpointName[] = ['execute', 'pipeline', 'events', 'channels']
+
+/** Where the channel streams are when the `Link` header names none: beside the events stream. */
+export function channelsBeside (events: string): string {
+  return new URL('channels', events).href
+}
+
 /** The error object of a failed command, in execute's envelope and in a pipeline's results. */
 export interface CommandErrorBody {
   code: string

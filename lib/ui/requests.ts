@@ -2,56 +2,34 @@
  * The requests the human page makes, without a DOM: where the endpoints are (the manifest response's
  * `Link` header), and a call written out as `curl` and as a pipeline step for a visitor to copy.
  */
-import { DEFAULT_BASE_PATH, LINK_RELATIONS } from '../manifest/invocation.js'
+import { channelsBeside, DEFAULT_BASE_PATH, endpointsOf, type EndpointName } from '../manifest/invocation.js'
 
 export interface Endpoints {
   /** Undefined when the service names endpoints but not this one: `invoke: false`. */
   execute?: string
   pipeline?: string
   events: string
-  /** `{basePath}/channels`, beside the events stream: the key and channel follow it. */
+  /** The base of the channel streams (`svc-channels`, else beside the events stream): the channel and key follow it. */
   channels: string
 }
 
 /**
- * The endpoints named by the manifest response's `Link` header (RFC 8288), resolved against the manifest's
- * URL and kept only on its origin, so a token is never sent anywhere else. Without a Link header (a proxy
- * that drops it, a service that serves its manifest some other way): the plugin's default base path.
+ * Where the page's requests go: the endpoints the manifest response's `Link` header names on the manifest's
+ * origin (`endpointsOf`, as the client reads them), the channels beside the events stream when it names
+ * none. Without a Link header (a proxy that drops it, a service that serves its manifest some other way):
+ * the plugin's default base path.
  */
-export function endpointsOf (manifestUrl: string, link: string | null): Endpoints {
-  const origin = new URL(manifestUrl).origin
-  const fallback = (name: string): string => `${origin}${DEFAULT_BASE_PATH}/${name}`
+export function pageEndpoints (manifestUrl: string, link: string | null): Endpoints {
+  const fallback = (name: EndpointName): string => `${new URL(manifestUrl).origin}${DEFAULT_BASE_PATH}/${name}`
   if (link === null) {
     return { execute: fallback('execute'), pipeline: fallback('pipeline'), events: fallback('events'), channels: fallback('channels') }
   }
-  const named = new Map<string, string>()
-  for (const { target, rels } of parseLinks(link)) {
-    if (!URL.canParse(target, manifestUrl)) continue
-    const url = new URL(target, manifestUrl)
-    if (url.origin !== origin) continue
-    for (const rel of rels) if (!named.has(rel)) named.set(rel, url.href)
-  }
-  const events = named.get(LINK_RELATIONS.events) ?? fallback('events')
-  const endpoints: Endpoints = { events, channels: events.replace(/\/events$/, '/channels') }
-  const execute = named.get(LINK_RELATIONS.execute)
-  const pipeline = named.get(LINK_RELATIONS.pipeline)
-  if (execute !== undefined) endpoints.execute = execute
-  if (pipeline !== undefined) endpoints.pipeline = pipeline
+  const named = endpointsOf(manifestUrl, link)
+  const events = named.events ?? fallback('events')
+  const endpoints: Endpoints = { events, channels: named.channels ?? channelsBeside(events) }
+  if (named.execute !== undefined) endpoints.execute = named.execute
+  if (named.pipeline !== undefined) endpoints.pipeline = named.pipeline
   return endpoints
-}
-
-const LINK = /<([^>]*)>((?:\s*;\s*[^;,]*)*)/g
-const REL = /;\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,]+))/i
-
-/** Each `<target>; rel="a b"` of a Link header, relation types lower-cased. */
-export function parseLinks (header: string): Array<{ target: string, rels: string[] }> {
-  const links: Array<{ target: string, rels: string[] }> = []
-  for (const [, target, params] of header.matchAll(LINK)) {
-    const rel = REL.exec(params)
-    if (rel === null) continue
-    links.push({ target, rels: (rel[1] ?? rel[2]).toLowerCase().split(/\s+/).filter((name) => name !== '') })
-  }
-  return links
 }
 
 /** The body of `POST execute`. */

@@ -1,7 +1,8 @@
 import t from 'tap'
 import { authScheme, groupByTag, hintPhrases, matchesFilter, UNTAGGED, type PageCommand } from '../../lib/ui/catalog.js'
 import { jsonTokens } from '../../lib/ui/json-view.js'
-import { channelUrl, curlOf, endpointsOf, eventsQuery, executeBody, parseLinks, pipelineStepOf, shellQuote } from '../../lib/ui/requests.js'
+import { parseLinks } from '../../lib/manifest/invocation.js'
+import { channelUrl, curlOf, eventsQuery, executeBody, pageEndpoints, pipelineStepOf, shellQuote } from '../../lib/ui/requests.js'
 
 // What the page computes without a DOM: endpoints from the Link header, calls written out, JSON tokens,
 // commands grouped and filtered.
@@ -10,24 +11,28 @@ const MANIFEST = 'http://127.0.0.1:3000/.well-known/svc.json'
 
 t.test('endpoints come from the Link header, on the manifest\'s origin only', async (t) => {
   const link = '</svc/execute>; rel="svc-execute", </svc/pipeline>; rel="svc-pipeline", </svc/events>; rel="svc-events", </svc/ui>; rel="svc-ui"'
-  t.same(endpointsOf(MANIFEST, link), {
+  t.same(pageEndpoints(MANIFEST, link), {
     events: 'http://127.0.0.1:3000/svc/events',
     channels: 'http://127.0.0.1:3000/svc/channels',
     execute: 'http://127.0.0.1:3000/svc/execute',
     pipeline: 'http://127.0.0.1:3000/svc/pipeline'
   })
-  t.same(endpointsOf(MANIFEST, '</api/events>; rel=svc-events'), {
+  t.same(pageEndpoints(MANIFEST, '</api/events>; rel=svc-events'), {
     events: 'http://127.0.0.1:3000/api/events',
     channels: 'http://127.0.0.1:3000/api/channels'
   }, 'invoke off: no execute, no pipeline')
-  t.same(endpointsOf(MANIFEST, null), {
+  t.same(pageEndpoints(MANIFEST, '</api/events>; rel=svc-events, </live/channels>; rel="svc-channels"'), {
+    events: 'http://127.0.0.1:3000/api/events',
+    channels: 'http://127.0.0.1:3000/live/channels'
+  }, 'the channels\' base as the Link header names it, as the client reads it')
+  t.same(pageEndpoints(MANIFEST, null), {
     execute: 'http://127.0.0.1:3000/svc/execute',
     pipeline: 'http://127.0.0.1:3000/svc/pipeline',
     events: 'http://127.0.0.1:3000/svc/events',
     channels: 'http://127.0.0.1:3000/svc/channels'
   }, 'no Link header: the plugin\'s defaults')
   const hostile = '<https://evil.example/steal>; rel="svc-execute", <http://[::1>; rel="svc-pipeline", </real/execute>; rel="svc-execute"'
-  t.match(endpointsOf(MANIFEST, hostile), { execute: 'http://127.0.0.1:3000/real/execute', pipeline: undefined, events: 'http://127.0.0.1:3000/svc/events' }, 'another origin and a broken URL are ignored')
+  t.match(pageEndpoints(MANIFEST, hostile), { execute: 'http://127.0.0.1:3000/real/execute', pipeline: undefined, events: 'http://127.0.0.1:3000/svc/events' }, 'another origin and a broken URL are ignored')
 })
 
 t.test('a Link header is read by its grammar', async (t) => {

@@ -4,7 +4,7 @@
  * so it shows exactly what an agent sees.
  */
 import { authScheme, groupByTag, matchesFilter, type PageManifest } from '../catalog.js'
-import { endpointsOf, type Endpoints } from '../requests.js'
+import { pageEndpoints, type Endpoints } from '../requests.js'
 import { commandCard, type PageContext } from './command-view.js'
 import { h, jsonView, replace, uid } from './dom.js'
 import { channelsPanel, eventsPanel } from './events-view.js'
@@ -20,7 +20,7 @@ async function start (): Promise<void> {
     const response = await fetch(manifestUrl, { headers: { accept: 'application/json' }, cache: 'no-cache' })
     if (!response.ok) throw new Error(`${manifestPath} answered ${response.status} ${response.statusText}`)
     manifest = await response.json() as PageManifest
-    endpoints = endpointsOf(manifestUrl, response.headers.get('link'))
+    endpoints = pageEndpoints(manifestUrl, response.headers.get('link'))
   } catch (error) {
     app.replaceChildren(h('p', { className: 'status failed', attrs: { role: 'alert' } }, `The manifest could not be loaded: ${(error as Error).message}`))
     app.removeAttribute('aria-busy')

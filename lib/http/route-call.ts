@@ -1,0 +1,152 @@
+import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import { Readable } from 'node:stream'
+import { answerOf, InnerRequest, InnerResponse, InnerSocket } from './inner.js'
+import type { RouteResponse } from './outcome.js'
+
+/**
+ * One way of running a command's route on a call the dispatcher has planned and checked. Two implement
+ * it: `RouterCall`, Fastify's router on an inner request and response kept in memory (every command), and
+ * `InjectCall`, `app.inject()` (a route that needs a real connection). Both hold at most `limit` bytes of
+ * the route's body and close the inner request, as a real one is closed, when `signal` aborts.
+ */
+export interface RouteCall {
+  call: (call: InnerCall) => Promise<Ended>
+}
+
+/** A planned call: the route's method and URL filled in, its JSON body, and the caller it is made for. */
+export interface InnerCall {
+  method: string
+  url: string
+  payload: string | undefined
+  /** The caller's forwarded headers, with those of `payload`. */
+  headers: IncomingHttpHeaders
+  caller: FastifyRequest
+  /** The most bytes of the route's body the call holds. */
+  limit: number
+  signal: AbortSignal | undefined
+}
+
+/** How one call ended: the route's response, or why there is none. */
+export type Ended = RouteResponse | 'over-budget' | 'cancelled'
+
+/** A response the route destroyed before it finished (a stream that failed after its first bytes). */
+const CUT_OFF: RouteResponse = {
+  statusCode: 502,
+  headers: { 'content-type': 'text/plain' },
+  body: 'The route\'s response broke off before it was complete.'
+}
+
+/**
+ * The route's lifecycle on an inner request and response: Fastify's router takes them as it takes a
+ * request off the wire (URL rewriting, constraints, hooks, parsing, validation, handler, serialisation,
+ * `onSend`, `onResponse`), and the answer is read when the response finishes. Past `limit` bytes of body,
+ * or once `signal` aborts, the response is destroyed and the request closed, as a real one is when its
+ * connection goes: the route sees `request.raw` emit `close`, and a stream it sent is destroyed.
+ */
+export class RouterCall implements RouteCall {
+  constructor (private readonly app: FastifyInstance) {}
+
+  async call ({ method, url, payload, headers, caller, limit, signal }: InnerCall): Promise<Ended> {
+    // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
+    headers.host = caller.headers.host
+    const socket = new InnerSocket(caller.ip, caller.raw.socket)
+    const inner = new InnerRequest(method, url, headers, socket, payload)
+    const response = new InnerResponse(inner, limit)
+    return await new Promise((resolve) => {
+      const cancel = (): void => { response.destroy() }
+      signal?.addEventListener('abort', cancel, { once: true })
+      response.on('error', ignore)
+      response.on('close', () => {
+        signal?.removeEventListener('abort', cancel)
+        if (response.writableFinished) {
+          resolve(answerOf(response))
+          return
+        }
+        inner.aborted = true
+        inner.destroy()
+        socket.destroy()
+        resolve(response.overLimit ? 'over-budget' : isAborted(signal) ? 'cancelled' : CUT_OFF)
+      })
+      this.app.routing(inner as unknown as IncomingMessage, response as unknown as ServerResponse)
+    })
+  }
+}
+
+/**
+ * The call through `app.inject()`, its body read as a stream and counted as it arrives (the callback form
+ * starts at once, where the promise form waits a tick). Past `limit` bytes, or once `signal` aborts, the
+ * inner request is aborted: light-my-request destroys it (the route sees `close`) and its response (Fastify
+ * then destroys a stream the route sent).
+ */
+export class InjectCall implements RouteCall {
+  constructor (private readonly app: FastifyInstance) {}
+
+  async call ({ method, url, payload, headers, caller, limit, signal }: InnerCall): Promise<Ended> {
+    try {
+      return await this.inject({
+        method: method as HTTPMethods,
+        url,
+        headers,
+        // A stream, so that light-my-request can still close the request once the route has read its body.
+        payload: payload === undefined ? undefined : Readable.from([payload]),
+        remoteAddress: caller.ip,
+        // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
+        authority: caller.headers.host,
+        validate: false
+      }, limit, signal)
+    } catch {
+      // The response closed before its head: the caller went away, or the route destroyed it.
+      return isAborted(signal) ? 'cancelled' : CUT_OFF
+    }
+  }
+
+  /** Rejects when the response closed before its head. */
+  private inject (options: InjectOptions, limit: number, signal: AbortSignal | undefined): Promise<Ended> {
+    const stop = new AbortController()
+    const cancel = (): void => { stop.abort() }
+    signal?.addEventListener('abort', cancel, { once: true })
+    return new Promise<Ended>((resolve, reject) => {
+      let settled = false
+      const settle = (ended: Ended): void => {
+        if (settled) return
+        settled = true
+        signal?.removeEventListener('abort', cancel)
+        resolve(ended)
+      }
+      this.app.inject({ ...options, payloadAsStream: true, signal: stop.signal }, (error, response) => {
+        if (error !== null && error !== undefined) {
+          signal?.removeEventListener('abort', cancel)
+          reject(error)
+          return
+        }
+        const { statusCode, headers } = response!
+        const stream = response!.stream()
+        const chunks: Buffer[] = []
+        let bytes = 0
+        stream.on('data', (chunk: Buffer) => {
+          bytes += chunk.length
+          if (bytes <= limit) {
+            chunks.push(chunk)
+            return
+          }
+          chunks.length = 0
+          settle('over-budget')
+          stop.abort()
+        })
+        stream.on('end', () => { settle({ statusCode, headers, body: Buffer.concat(chunks) }) })
+        // Aborted (by the budget above, or the caller), or the route destroyed its response after the head.
+        stream.on('error', () => {
+          chunks.length = 0
+          settle(isAborted(signal) ? 'cancelled' : CUT_OFF)
+        })
+      })
+    })
+  }
+}
+
+function ignore (): void {}
+
+export function isAborted (signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true
+}
