@@ -11,7 +11,7 @@ import { dirname, join, normalize, relative } from 'node:path'
  */
 const LAYERS = [
   'errors.ts', 'problems.ts', 'util', 'schema', 'manifest', 'schema.ts', 'client', 'route-url.ts', 'options.ts',
-  'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'registry.ts', 'index.ts', 'cli'
+  'lifecycle.ts', 'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'start.ts', 'registry.ts', 'index.ts', 'cli'
 ]
 
 const root = new URL('../lib/', import.meta.url).pathname
