@@ -1,11 +1,11 @@
 import type { Catalog } from './catalog.js'
 import type { Declarations } from './collect/declarations.js'
-import { FST_SVC_NOT_READY } from './errors.js'
+import { REFUSALS, type Lifecycle } from './lifecycle.js'
 import type { Manifest } from './manifest/types.js'
 import type { JsonSchema, SvcChannelOptions, SvcEventOptions } from './option-types.js'
 import type { RealtimeOnDemand } from './realtime/on-demand.js'
 import type { EmitOptions, Realtime } from './realtime/realtime.js'
-import { calledAfterClose, unknownChannel, unknownEvent } from './realtime/refusals.js'
+import { unknownChannel, unknownEvent } from './realtime/refusals.js'
 
 /** The `app.svc` decorator. */
 export interface SvcRegistry {
@@ -35,33 +35,28 @@ export interface SvcRegistry {
 }
 
 /**
- * The registry over the declarations (open until `ready()`), the catalog and the realtime hub (both
- * there once `ready()` has made them): reading either before then is `FST_SVC_NOT_READY`, never a partial
- * manifest or a lost event.
+ * The registry over the declarations (open until `ready()`), the catalog and the realtime hub, as the
+ * lifecycle allows: the manifest once `ready()` has built it, emit and publish once the hub has started
+ * and until the app has closed; else the lifecycle's refusal, never a partial manifest or a lost event.
  */
-export function svcRegistry (declarations: Declarations, catalog: () => Catalog | undefined, realtime: RealtimeOnDemand): SvcRegistry {
-  const built = (): Catalog => {
-    const current = catalog()
-    if (current === undefined) throw new FST_SVC_NOT_READY('app.svc.manifest and app.svc.checksum are available after `await app.ready()`.')
-    return current
-  }
+export function svcRegistry (declarations: Declarations, lifecycle: Pick<Lifecycle<{ catalog: Catalog }>, 'phase' | 'built' | 'requireReady'>, realtime: RealtimeOnDemand): SvcRegistry {
   /**
-   * The hub. An app that declares no event and no channel has none unless a stream started it: once ready,
-   * each of its calls names an undeclared event or channel, until the app has closed.
+   * The hub. An app that declares no event and no channel has none unless a stream started it: once
+   * built, each of its calls names an undeclared event or channel, until the app has closed.
    */
   const started = (call: string, undeclared: () => Error): Realtime => {
+    if (lifecycle.phase === 'closed') throw REFUSALS.afterClose(call)
     const current = realtime.current
     if (current !== undefined) return current
-    if (realtime.closed) throw calledAfterClose(call)
-    if (catalog() !== undefined && !declarations.declaresRealtime) throw undeclared()
-    throw new FST_SVC_NOT_READY(`${call} is available after \`await app.ready()\`.`)
+    if (lifecycle.built !== undefined && !declarations.declaresRealtime) throw undeclared()
+    throw REFUSALS.notReady(call)
   }
   return {
     type: (name, schema) => declarations.addType(name, schema),
     event: (name, options) => declarations.addEvent(name, options),
     channel: (name, options) => declarations.addChannel(name, options),
-    get manifest () { return built().manifest },
-    get checksum () { return built().checksum },
+    get manifest () { return lifecycle.requireReady('app.svc.manifest').catalog.manifest },
+    get checksum () { return lifecycle.requireReady('app.svc.checksum').catalog.checksum },
     emit: (event, data, options) => started('app.svc.emit()', () => unknownEvent(event, [])).emit(event, data, options),
     publish: (channel, key, state) => started('app.svc.publish()', () => unknownChannel(channel, [])).publish(channel, key, state)
   }

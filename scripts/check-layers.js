@@ -14,7 +14,7 @@ import { dirname, join, normalize, relative } from 'node:path'
  */
 const LAYERS = [
   'errors.ts', 'problems.ts', 'util', 'manifest', 'schema', 'client', 'route-url.ts', 'option-types.ts', 'options.ts',
-  'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'registry.ts', 'index.ts', 'cli'
+  'lifecycle.ts', 'collect', 'assemble', 'catalog.ts', 'realtime', 'mcp', 'http', 'ui', 'start.ts', 'registry.ts', 'index.ts', 'cli'
 ]
 
 const root = new URL('../lib/', import.meta.url).pathname

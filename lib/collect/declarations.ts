@@ -1,9 +1,11 @@
+import type { FastifyInstance } from 'fastify'
 import { describeValue } from '../util/describe.js'
 import {
-  FST_SVC_AFTER_READY, FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME, FST_SVC_INVALID_OPTION,
+  FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME, FST_SVC_INVALID_OPTION,
   FST_SVC_UNMAPPABLE_SCHEMA
 } from '../errors.js'
 import { isObjectSchema, type Schema, type TypeNames } from '../schema/schema.js'
+import type { Lifecycle } from '../lifecycle.js'
 import type { SvcLayout } from '../manifest/types.js'
 import type { JsonSchema, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions } from '../option-types.js'
 import { requireAboutAndChannels, type Config } from '../options.js'
@@ -41,12 +43,13 @@ export class Declarations implements TypeNames {
   /** The `$ref`s inside each registered type. */
   private readonly typeRefs = new Map<string, readonly string[]>()
   private readonly layout: SvcLayout
-  private closed = false
 
   constructor (
     config: Config,
     /** Called for each new type, so the app can validate `$ref`s to it. */
-    private readonly onType: (name: string, schema: Schema) => void
+    private readonly onType: (name: string, schema: Schema) => void,
+    /** Open while the app registers: once `ready()` has built the manifest, nothing can be declared. */
+    private readonly lifecycle: Pick<Lifecycle<unknown>, 'requireOpen'>
   ) {
     this.layout = config.layout
     for (const [name, schema] of Object.entries(config.types)) this.addType(name, schema as JsonSchema)
@@ -57,6 +60,12 @@ export class Declarations implements TypeNames {
   /** Whether the app declares an event or a channel: what its realtime hub, and a broker, are for. */
   get declaresRealtime (): boolean {
     return this.events.size > 0 || this.channels.size > 0
+  }
+
+  /** What an event's data schema may `$ref`: the app's shared schemas, and registered types under their own `$id`. */
+  payloadSchemas (appSchemas: Record<string, unknown>): object[] {
+    const withOwnId = [...this.types.values()].filter((schema) => typeof schema.$id === 'string')
+    return [...Object.values(appSchemas) as object[], ...withOwnId]
   }
 
   has (name: string): boolean {
@@ -76,7 +85,7 @@ export class Declarations implements TypeNames {
   }
 
   addType (name: string, schema: JsonSchema): void {
-    this.assertOpen(`app.svc.type(${describeValue(name)})`)
+    this.lifecycle.requireOpen(`app.svc.type(${describeValue(name)})`)
     assertName('type', name, 'types')
     if (RESERVED_TYPE_NAMES.has(name)) {
       throw new FST_SVC_INVALID_NAME(`type name "${name}" (types) is reserved: it is a JSON type name, or one a manifest never serves. Choose another name.`)
@@ -101,7 +110,7 @@ export class Declarations implements TypeNames {
   }
 
   addEvent (name: string, options: SvcEventOptions): void {
-    this.assertOpen(`app.svc.event(${describeValue(name)})`)
+    this.lifecycle.requireOpen(`app.svc.event(${describeValue(name)})`)
     assertName('event', name, 'events')
     if (!isPlainObject(options)) throw new FST_SVC_INVALID_OPTION(`event "${name}" must be an object { description, data? }.`)
     assertDescription(options.description, `event "${name}"`)
@@ -117,7 +126,7 @@ export class Declarations implements TypeNames {
   }
 
   addChannel (name: string, options: SvcChannelOptions): void {
-    this.assertOpen(`app.svc.channel(${describeValue(name)})`)
+    this.lifecycle.requireOpen(`app.svc.channel(${describeValue(name)})`)
     requireAboutAndChannels(this.layout, `channel ${describeValue(name)}: channels exist`, 'remove the channel')
     assertName('channel', name, 'channels')
     if (!isPlainObject(options)) throw new FST_SVC_INVALID_OPTION(`channel "${name}" must be an object { description }.`)
@@ -131,17 +140,18 @@ export class Declarations implements TypeNames {
     this.channels.set(name, entry)
   }
 
-  /** Called once the manifest is built: from now on nothing can be declared. */
-  close (): void {
-    this.closed = true
-  }
-
-  private assertOpen (call: string): void {
-    if (this.closed) throw new FST_SVC_AFTER_READY(`${call} was called after ready(). Register types, events and channels before the app is ready.`)
-  }
-
   private assertNew (map: Map<string, unknown>, kind: string, name: string): void {
     if (map.has(name)) throw new FST_SVC_DUPLICATE_NAME(`${kind} "${name}" is registered twice. Give each ${kind} its own name.`)
+  }
+}
+
+/**
+ * Adds a registered type to `fastify` as a shared schema under its name, so `Type.Ref('Product')` in
+ * `svc.params` validates. A schema the app already added under that `$id` is left alone.
+ */
+export function shareType (fastify: FastifyInstance): (name: string, schema: Schema) => void {
+  return (name, schema) => {
+    if (fastify.getSchema(name) === undefined) fastify.addSchema({ ...schema, $id: name })
   }
 }
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import type { Catalog } from '../catalog.js'
+import type { Phases } from '../lifecycle.js'
 import { forwardedHeaders } from './headers.js'
 import { outcomeOf, refusal, type Outcome } from './outcome.js'
 import { InjectCall, isAborted, RouterCall, type RouteCall } from './route-call.js'
@@ -19,9 +20,6 @@ export class Dispatcher {
    */
   private readonly plans = new Map<string, RoutePlan>()
 
-  /** Set as the app starts to close: a call from then on is refused, whichever way it would go. */
-  private closing = false
-
   /**
    * The longest URL an inner request may have: what the server holds a direct request's head to (its
    * `maxHeaderSize`: Fastify's `http: { maxHeaderSize }`, else Node's, 16 KiB unless set), so a call never
@@ -35,10 +33,10 @@ export class Dispatcher {
 
   /**
    * `catalog()` is undefined until `ready()` has built the manifest (and stays so when it failed);
-   * `maxResultBytes` is the most of one route's body a call holds.
+   * `maxResultBytes` is the most of one route's body a call holds; once the app's lifecycle is closing, a
+   * call is refused, whichever way it would go.
    */
-  constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined, private readonly maxResultBytes: number) {
-    app.addHook('preClose', async () => { this.closing = true })
+  constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined, private readonly maxResultBytes: number, private readonly lifecycle: Phases) {
     this.maxUrlLength = (app.server as { maxHeaderSize?: number }).maxHeaderSize ?? process.getBuiltinModule('node:http').maxHeaderSize
     this.router = new RouterCall(app)
     this.injector = new InjectCall(app)
@@ -53,7 +51,7 @@ export class Dispatcher {
     if ('invalid' in planned) return refusal(400, 'INVALID_PARAMS', planned.invalid)
     const astray = plan.pathParams.length === 0 ? undefined : this.astray(plan, planned.path, params, request)
     if (astray !== undefined) return refusal(400, 'INVALID_PARAMS', astray)
-    if (this.closing) return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
+    if (this.lifecycle.closing) return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
     const { signal } = bounds
     if (isAborted(signal)) return CANCELLED
     const limit = bounds.maxBytes ?? this.maxResultBytes

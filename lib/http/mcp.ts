@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { FST_SVC_NOT_READY } from '../errors.js'
+import { REFUSALS } from '../lifecycle.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
 import { ListenSlots, type LimitRefusal } from '../mcp/limits.js'
@@ -174,7 +174,7 @@ export class McpEndpoint {
   }
 
   private async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    if (this.tools === undefined) throw new FST_SVC_NOT_READY('the MCP tools exist once ready() has succeeded, and it failed: its error says why.')
+    if (this.tools === undefined) throw REFUSALS.startFailed('the MCP endpoint')
     // One request never costs more inner calls than one pipeline may make.
     if (Array.isArray(request.body) && request.body.length > this.maxBatch) {
       return await reply.code(400).send(jsonRpcError(INVALID_REQUEST, `A JSON-RPC batch may hold at most ${this.maxBatch} messages; this one holds ${request.body.length}.`))

@@ -24,39 +24,65 @@ export interface StoredState extends StateVersion {
   json: string
 }
 
-/**
- * Carries events and channel states to every instance of the service (this one included) and keeps the
- * latest state of each channel key. In memory for one instance, or through Redis for many.
- */
-export interface Broker {
+/** What the message bus and the state store both have, a connection's: whether it is up, and its close. */
+interface BrokerConnection {
   /** False while a shared broker cannot be reached; streams that need it are refused meanwhile. */
   readonly available: boolean
+  close (): Promise<void>
+}
+
+/**
+ * Message passing: carries events and channel states to every instance of the service (this one
+ * included). In memory for one instance, or through Redis for many.
+ */
+export interface MessageBus extends BrokerConnection {
   send (message: BrokerMessage): Promise<void>
   /** Resolves once the subscription is in place, so no message sent afterwards is missed. */
   subscribe (topic: string, listener: BrokerListener): Promise<void>
   unsubscribe (topic: string, listener: BrokerListener): void
+  /**
+   * `listener` runs each time the bus is back after losing its connection, once its subscriptions are
+   * in place again: messages sent meanwhile were lost, and a shared store may have lost states too.
+   */
+  onReconnect (listener: () => void): void
+}
+
+/**
+ * State storage: the latest state of each channel key, with its version. In memory for one instance, or
+ * in Redis for many.
+ */
+export interface StateStore extends BrokerConnection {
   /** Replaces the state under `key` and returns its new version (1 for the first) and epoch. */
   store (key: string, json: string): Promise<StateVersion>
   /** The latest state under `key`: version 0 and `null` before any publish (or after the store lost it). */
   read (key: string): Promise<StoredState>
   /**
-   * `work` (several broker calls in a row), or FST_SVC_BROKER_UNAVAILABLE naming `what` once a shared
-   * broker has not answered within its command limit.
+   * `work` (calls that end with a read of this store), or FST_SVC_BROKER_UNAVAILABLE naming `what` once
+   * a shared store has not answered within its command limit.
    */
   bounded<T> (work: Promise<T>, what: string): Promise<T>
-  /**
-   * `listener` runs each time the broker is back after losing its connection, once its subscriptions are
-   * in place again: messages sent meanwhile were lost, and the stored states may have been too.
-   */
-  onReconnect (listener: () => void): void
-  close (): Promise<void>
+}
+
+/**
+ * A message bus and a state store, which the hubs take apart (events need only the bus): one object may
+ * be both, as `MemoryBroker` and `RedisBroker` are, or two. A new broker implements either or both;
+ * `Realtime.start` chooses them.
+ */
+export interface Broker {
+  bus: MessageBus
+  store: StateStore
+}
+
+/** Closes a broker's parts, each once (one object may be both). */
+export async function closeBroker ({ bus, store }: Broker): Promise<void> {
+  await Promise.all([...new Set<BrokerConnection>([bus, store])].map(async (part) => { await part.close() }))
 }
 
 /** The state of a key nobody published, or whose store lost it. */
 export const INITIAL_STATE: Readonly<StoredState> = Object.freeze({ version: 0, epoch: '', json: 'null' })
 
 /** One instance: an in-process mqemitter, and the states in a Map. */
-export class MemoryBroker implements Broker {
+export class MemoryBroker implements MessageBus, StateStore {
   readonly available = true
   private readonly states = new Map<string, StoredState>()
 

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_BROKER_UNAVAILABLE, FST_SVC_INVALID_PUBLISH } from '../errors.js'
 import { isChannelKey } from './addressing.js'
-import type { Broker, BrokerListener, BrokerMessage, StateVersion, StoredState } from './broker.js'
+import type { BrokerListener, BrokerMessage, MessageBus, StateStore, StateVersion, StoredState } from './broker.js'
 import type { OpenStreams } from './open-streams.js'
-import { STATE_FRAME_OVERHEAD, stateFrame } from './stream.js'
+import { STATE_FRAME_OVERHEAD, stateFrame, type SseStream } from './stream.js'
 import { toJson, type Topics } from './topics.js'
-import { calledAfterClose, closedError, unknownChannel } from './refusals.js'
+import { unknownChannel } from './refusals.js'
 
 /** A channel state on its way; its topic names the channel and the key. */
 interface StateMessage extends BrokerMessage {
@@ -62,7 +62,10 @@ interface WatchedTopic {
 }
 
 export interface ChannelHubSetup {
-  broker: Broker
+  /** Carries each new state to the instances that watch its key. */
+  bus: MessageBus
+  /** Keeps each key's latest state and its version. */
+  store: StateStore
   streams: OpenStreams
   topics: Topics
   /** The declared channels, by name. */
@@ -71,14 +74,15 @@ export interface ChannelHubSetup {
 }
 
 /**
- * Publish and the channel streams (layout 0.5.0). The broker stores each key's latest state and sends each
- * new one to the instances that watch the key; here it goes to the key's watchers that have not had it.
+ * Publish and the channel streams (layout 0.5.0). The store keeps each key's latest state and the bus
+ * sends each new one to the instances that watch the key; here it goes to the key's watchers that have
+ * not had it.
  */
 export class ChannelHub {
   private readonly topics = new Map<string, WatchedTopic>()
 
   constructor (private readonly setup: ChannelHubSetup) {
-    setup.broker.onReconnect(() => this.resync())
+    setup.bus.onReconnect(() => this.resync())
   }
 
   /**
@@ -87,8 +91,7 @@ export class ChannelHub {
    * FST_SVC_BROKER_UNAVAILABLE (Redis away, or silent past `realtime.commandTimeout`).
    */
   publish (channel: string, key: string, state: unknown): Promise<number> {
-    const { broker, streams, channels } = this.setup
-    if (streams.closed) throw calledAfterClose('app.svc.publish()')
+    const { bus, store, streams, channels } = this.setup
     if (!channels.has(channel)) {
       throw unknownChannel(channel, channels.keys())
     }
@@ -97,9 +100,9 @@ export class ChannelHub {
     const tooLarge = streams.tooLarge(`app.svc.publish("${channel}")`, 'the state\'s frame', STATE_FRAME_OVERHEAD, json, 'Nothing was stored or delivered')
     if (tooLarge !== undefined) throw tooLarge
     const topic = this.setup.topics.channel(channel, key)
-    return broker.store(topic, json).then(async ({ version, epoch }) => {
+    return store.store(topic, json).then(async ({ version, epoch }) => {
       const message: StateMessage = { topic, version, epoch, json }
-      await broker.send(message)
+      await bus.send(message)
       return version
     }).catch((error: Error) => {
       throw new FST_SVC_BROKER_UNAVAILABLE(`app.svc.publish("${channel}"): ${error.message}`, { cause: error })
@@ -131,12 +134,14 @@ export class ChannelHub {
     const topic = this.setup.topics.channel(channel, key)
     const watcher = new ChannelWatcher()
     const stored = await this.watchStored(topic, watcher, channel)
-    // Checked after the awaits: the app may have started closing meanwhile, and a stream opened now would hold it open.
-    if (streams.closing) {
+    let stream: SseStream
+    try {
+      // Refused when the app started closing during the awaits: a stream opened now would hold it open.
+      stream = streams.start(request, reply, () => this.unwatch(topic, watcher))
+    } catch (error) {
       this.unwatch(topic, watcher)
-      throw closedError()
+      throw error
     }
-    const stream = streams.start(request, reply, () => this.unwatch(topic, watcher))
     if (!stream.open) {
       this.unwatch(topic, watcher)
       return
@@ -154,7 +159,7 @@ export class ChannelHub {
     this.assertAvailable()
     const subscribedThenRead = this.watch(topic, watcher).then(() => this.readStored(topic, channel))
     try {
-      return await this.setup.broker.bounded(subscribedThenRead, `channel "${channel}" cannot be watched now; retry later`)
+      return await this.setup.store.bounded(subscribedThenRead, `channel "${channel}" cannot be watched now; retry later`)
     } catch (error) {
       this.unwatch(topic, watcher)
       throw error
@@ -163,13 +168,13 @@ export class ChannelHub {
 
   /** Refuses at once while a shared broker is down: a stream, a follow or a read would wait for it. */
   private assertAvailable (): void {
-    if (!this.setup.broker.available) throw new FST_SVC_BROKER_UNAVAILABLE('channel streams need Redis, which cannot be reached now; retry later.')
+    if (!this.setup.bus.available || !this.setup.store.available) throw new FST_SVC_BROKER_UNAVAILABLE('channel streams need Redis, which cannot be reached now; retry later.')
   }
 
   /** The stored state of a key, or the coded error saying why it cannot be read. */
   private async readStored (topic: string, channel: string): Promise<StoredState> {
     try {
-      return await this.setup.broker.read(topic)
+      return await this.setup.store.read(topic)
     } catch (error) {
       throw new FST_SVC_BROKER_UNAVAILABLE(`the state of channel "${channel}" cannot be read: ${(error as Error).message}`)
     }
@@ -185,7 +190,7 @@ export class ChannelHub {
         this.deliver(topic, watched as WatchedTopic, { version, epoch, json })
         done()
       }
-      watched = { watchers: new Set(), listener, subscribed: this.setup.broker.subscribe(topic, listener) }
+      watched = { watchers: new Set(), listener, subscribed: this.setup.bus.subscribe(topic, listener) }
       this.topics.set(topic, watched)
     }
     watched.watchers.add(watcher)
@@ -206,7 +211,7 @@ export class ChannelHub {
    */
   private resync (): void {
     for (const [topic, watched] of this.topics) {
-      this.setup.broker.read(topic).then((state) => this.deliver(topic, watched, state), (error: Error) => {
+      this.setup.store.read(topic).then((state) => this.deliver(topic, watched, state), (error: Error) => {
         this.setup.log.warn({ err: error, topic }, 'fastify-svc-manifest: the state of a watched channel key could not be read after the realtime broker came back; its watchers get its next publish')
       })
     }
@@ -217,7 +222,7 @@ export class ChannelHub {
     watched.watchers.delete(watcher)
     if (watched.watchers.size > 0) return
     this.topics.delete(topic)
-    this.setup.broker.unsubscribe(topic, watched.listener)
+    this.setup.bus.unsubscribe(topic, watched.listener)
   }
 }
 

@@ -1,11 +1,11 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_AUTH_NOT_CONFIGURED, FST_SVC_INVALID_EVENT_DATA, FST_SVC_INVALID_OPTION } from '../errors.js'
-import type { Broker, BrokerListener, BrokerMessage } from './broker.js'
+import type { BrokerListener, BrokerMessage, MessageBus } from './broker.js'
 import type { OpenStreams } from './open-streams.js'
 import type { PayloadCheck } from './payload.js'
 import { EventFrames, eventFrameOverhead, type SseStream } from './stream.js'
 import { toJson, type Topics } from './topics.js'
-import { calledAfterClose, unknownEvent } from './refusals.js'
+import { unknownEvent } from './refusals.js'
 
 export interface EmitOptions {
   /** A subject: only subscribers whose credential has it receive the event. Needs `auth`. */
@@ -34,7 +34,8 @@ class EventSubscriber {
 }
 
 export interface EventHubSetup {
-  broker: Broker
+  /** Events need message passing only: they are not stored. */
+  bus: MessageBus
   streams: OpenStreams
   topics: Topics
   /** The declared events, by name. */
@@ -57,16 +58,15 @@ export class EventHub {
 
   private constructor (private readonly setup: EventHubSetup) {}
 
-  /** Subscribes to every event of the service on the broker. */
+  /** Subscribes to every event of the service on the bus. */
   static async start (setup: EventHubSetup): Promise<EventHub> {
     const hub = new EventHub(setup)
-    await setup.broker.subscribe(setup.topics.allEvents, hub.onMessage)
+    await setup.bus.subscribe(setup.topics.allEvents, hub.onMessage)
     return hub
   }
 
   emit (event: string, data: unknown, options?: EmitOptions): void {
-    const { broker, streams, events, checks } = this.setup
-    if (streams.closed) throw calledAfterClose('app.svc.emit()')
+    const { bus, streams, events, checks } = this.setup
     if (!events.has(event)) {
       throw unknownEvent(event, events.keys())
     }
@@ -78,7 +78,7 @@ export class EventHub {
     if (tooLarge !== undefined) throw tooLarge
     const message: EventMessage = { topic: this.setup.topics.event(event), event, json }
     if (to !== undefined) message.to = to
-    broker.send(message).catch((error) => {
+    bus.send(message).catch((error) => {
       this.setup.log.error({ err: error, event }, `fastify-svc-manifest: event "${event}" could not be handed to the realtime broker; its subscribers may not receive it`)
     })
   }

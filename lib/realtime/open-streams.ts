@@ -2,35 +2,30 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { FST_SVC_PAYLOAD_TOO_LARGE } from '../errors.js'
 import type { RealtimeConfig } from '../options.js'
+import { REFUSALS, type Phases } from '../lifecycle.js'
 import { HEARTBEAT, SseStream, oversizedFrame, startEventStream } from './stream.js'
-import { closedError } from './refusals.js'
 
 /**
  * The open streams of one app, their heartbeat, and the frame limit they share: no frame may be larger
- * than `maxBufferBytes`, which would disconnect every subscriber, reading or not. Closing happens in two
- * steps: `preClose` ends the streams and refuses new ones, `onClose` marks the hub closed once the server is.
+ * than `maxBufferBytes`, which would disconnect every subscriber, reading or not. From the app's `preClose`
+ * on (its lifecycle says so), a new stream is refused; `endAll()` ends the open ones.
  */
 export class OpenStreams {
   private readonly streams = new Set<SseStream>()
   private readonly heartbeat: NodeJS.Timeout
-  /** Set by `preClose`: streams end, new ones are refused; emits of requests still running go on. */
-  closing = false
-  /** Set by `onClose`: the broker is closed. */
-  closed = false
 
-  constructor (private readonly settings: RealtimeConfig, private readonly log: FastifyBaseLogger) {
+  constructor (private readonly settings: RealtimeConfig, private readonly log: FastifyBaseLogger, private readonly lifecycle: Phases) {
     this.heartbeat = setInterval(() => this.beat(), settings.heartbeat * 1000).unref()
   }
 
   /** Starts an SSE response and keeps it until it closes; `onClose` runs then. Refused while the app closes. */
   start (request: FastifyRequest, reply: FastifyReply, onClose: () => void): SseStream {
-    if (this.closing) throw closedError()
+    if (this.lifecycle.closing) throw REFUSALS.streamWhileClosing()
     return this.track(startEventStream(request, reply), onClose)
   }
 
-  /** `preClose`: ends every stream, so the server can close; refuses new ones. */
+  /** `preClose`: ends every stream, so the server can close. */
   endAll (): void {
-    this.closing = true
     clearInterval(this.heartbeat)
     for (const stream of this.streams) stream.end()
   }

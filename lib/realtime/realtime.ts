@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { Phases } from '../lifecycle.js'
 import type { RealtimeConfig } from '../options.js'
-import { MemoryBroker, type Broker } from './broker.js'
+import { closeBroker, MemoryBroker, type Broker } from './broker.js'
 import { ChannelHub } from './channels.js'
 import { EventHub, type EmitOptions } from './events.js'
 import { OpenStreams } from './open-streams.js'
@@ -27,11 +28,13 @@ export interface RealtimeDependencies {
   /** What an event's data schema may `$ref`. */
   sharedSchemas: Iterable<object>
   log: FastifyBaseLogger
+  /** The app's phase: streams are refused from `preClose` on. */
+  lifecycle: Phases
 }
 
 /**
- * Emit, publish and the open streams of one app, over one broker: mqemitter in one process, or
- * mqemitter-redis (with Redis keys for the channel states) across instances. Started by `Realtime.start`
+ * Emit, publish and the open streams of one app, over a message bus and a state store: mqemitter and a
+ * Map in one process, or mqemitter-redis and Redis keys across instances. Started by `Realtime.start`
  * (see RealtimeOnDemand), so an instance always has its broker; the plugin hands it out only then.
  */
 export class Realtime {
@@ -45,17 +48,16 @@ export class Realtime {
   /** Compiles the payload checks, connects the broker (rejecting with a coded error when it cannot), subscribes. */
   static async start (deps: RealtimeDependencies): Promise<Realtime> {
     const checks = await compilePayloadChecks(deps.events, deps.sharedSchemas)
-    const { redis, connectTimeout, commandTimeout } = deps.settings
-    const broker = redis === undefined || !deps.declaresRealtime ? await MemoryBroker.create() : await RedisBroker.connect(redis, { connectTimeout, commandTimeout, log: deps.log })
-    const streams = new OpenStreams(deps.settings, deps.log)
+    const broker = await openBroker(deps)
+    const streams = new OpenStreams(deps.settings, deps.log, deps.lifecycle)
     const topics = new Topics(deps.serviceName)
     try {
-      const channels = new ChannelHub({ broker, streams, topics, channels: deps.channels, log: deps.log })
-      const events = await EventHub.start({ broker, streams, topics, events: deps.events, checks, authConfigured: deps.authConfigured, log: deps.log })
+      const channels = new ChannelHub({ ...broker, streams, topics, channels: deps.channels, log: deps.log })
+      const events = await EventHub.start({ bus: broker.bus, streams, topics, events: deps.events, checks, authConfigured: deps.authConfigured, log: deps.log })
       return new Realtime(broker, streams, events, channels)
     } catch (error) /* c8 ignore start: a broker that connected, then failed to subscribe (Redis gone between the two), cannot be staged reliably; this keeps its connections from outliving the failed start */ {
       streams.endAll()
-      await broker.close()
+      await closeBroker(broker)
       throw error
     } /* c8 ignore stop */
   }
@@ -99,7 +101,18 @@ export class Realtime {
   /** `onClose`: after the server closed, the broker's connections. */
   async close (): Promise<void> {
     this.streams.endAll()
-    this.streams.closed = true
-    await this.broker.close()
+    await closeBroker(this.broker)
   }
+}
+
+/**
+ * The bus and the store: in memory, or Redis for an app with `realtime.redis` that declares events or
+ * channels. The one place a broker is chosen: a bus or a store passed in would be taken here.
+ */
+async function openBroker (deps: RealtimeDependencies): Promise<Broker> {
+  const { redis, connectTimeout, commandTimeout } = deps.settings
+  const broker = redis === undefined || !deps.declaresRealtime
+    ? await MemoryBroker.create()
+    : await RedisBroker.connect(redis, { connectTimeout, commandTimeout, log: deps.log, lifecycle: deps.lifecycle })
+  return { bus: broker, store: broker }
 }

@@ -7,7 +7,8 @@ import type { Redis, RedisOptions } from 'ioredis'
 import type MQEmitterRedis from 'mqemitter-redis'
 import { FST_SVC_BROKER_UNAVAILABLE } from '../errors.js'
 import { importOptional } from '../util/optional.js'
-import { INITIAL_STATE, type Broker, type BrokerListener, type BrokerMessage, type StateVersion, type StoredState } from './broker.js'
+import type { Phases } from '../lifecycle.js'
+import { INITIAL_STATE, type BrokerListener, type BrokerMessage, type MessageBus, type StateStore, type StateVersion, type StoredState } from './broker.js'
 
 type Emitter = ReturnType<typeof MQEmitterRedis>
 type RedisClass = new (url: string, options: RedisOptions) => Redis
@@ -18,6 +19,8 @@ export interface RedisSettings {
   /** Milliseconds each command waits for its answer; Redis silent that long counts as a lost connection. */
   commandTimeout: number
   log: FastifyBaseLogger
+  /** Once the app has closed, connections that close are not an outage. */
+  lifecycle: Phases
 }
 
 /**
@@ -61,13 +64,11 @@ function ignore (): void {}
  * latest state of each channel key in a hash `{ v: version, e: epoch, s: state JSON }` under the key of
  * its topic.
  */
-export class RedisBroker implements Broker {
+export class RedisBroker implements MessageBus, StateStore {
   /** From a lost connection until all three are back and subscribed again: one log line each way per outage. */
   private down = false
   /** While the subscriptions are being confirmed after an outage. */
   private returning = false
-  /** Set by `close()`: the connections closing then are not an outage. */
-  private closing = false
   private readonly reconnectListeners: Array<() => void> = []
 
   private constructor (
@@ -76,7 +77,8 @@ export class RedisBroker implements Broker {
     private readonly publisher: Redis,
     private readonly states: Redis,
     private readonly log: FastifyBaseLogger,
-    private readonly commandTimeout: number
+    private readonly commandTimeout: number,
+    private readonly lifecycle: Phases
   ) {
     for (const connection of this.connections) {
       // A clean close (Redis shut down) comes without an error; a quick restart may bring none at all.
@@ -115,7 +117,7 @@ export class RedisBroker implements Broker {
     }
     for (const connection of all) limitCommands(connection, settings.commandTimeout)
     const emitter = mqemitterRedis({ subConn: subscriber, pubConn: publisher })
-    return new RedisBroker(emitter, subscriber, publisher, states, settings.log, settings.commandTimeout)
+    return new RedisBroker(emitter, subscriber, publisher, states, settings.log, settings.commandTimeout, settings.lifecycle)
   }
 
   private get connections (): Redis[] {
@@ -172,11 +174,15 @@ export class RedisBroker implements Broker {
    * socket is gone, within `commandTimeout` whatever Redis does.
    */
   async close (): Promise<void> {
-    this.closing = true
     await Promise.all(this.connections.map(async (connection) => {
       if (connection.status === 'ready') await connection.quit().catch(ignore)
       await disconnected(connection)
     }))
+  }
+
+  /** Whether the app has closed: it closes the connections then, which is no outage. */
+  private get closed (): boolean {
+    return this.lifecycle.phase === 'closed'
   }
 
   /** The command's answer; a command Redis did not answer in time rejects with an error naming the limit. */
@@ -190,7 +196,7 @@ export class RedisBroker implements Broker {
   }
 
   private reportFailure (error?: Error): void {
-    if (this.down || this.closing) return
+    if (this.down || this.closed) return
     this.down = true
     this.log.error({ err: error }, 'fastify-svc-manifest: the realtime broker (Redis) failed; events and channel states do not reach other instances until it is back')
   }
@@ -201,7 +207,7 @@ export class RedisBroker implements Broker {
    * the broker back, and the reconnect listeners run (a state read now cannot miss a later publish).
    */
   private checkRecovery (): void {
-    if (!this.down || this.returning || this.closing || !this.available) return
+    if (!this.down || this.returning || this.closed || !this.available) return
     this.returning = true
     // A PING that fails (the connection lost again) leaves the broker down: the next 'ready' checks again.
     this.subscriber.ping().then(() => this.recovered(), ignore).finally(() => { this.returning = false })

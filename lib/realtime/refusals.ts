@@ -1,4 +1,4 @@
-import { FST_SVC_CLOSED, FST_SVC_UNKNOWN_CHANNEL, FST_SVC_UNKNOWN_EVENT } from '../errors.js'
+import { FST_SVC_UNKNOWN_CHANNEL, FST_SVC_UNKNOWN_EVENT } from '../errors.js'
 
 /** `app.svc.emit()` of an event the app did not declare. */
 export function unknownEvent (event: string, declared: Iterable<string>): Error {
@@ -8,16 +8,6 @@ export function unknownEvent (event: string, declared: Iterable<string>): Error 
 /** `app.svc.publish()` to a channel the app did not declare. */
 export function unknownChannel (channel: string, declared: Iterable<string>): Error {
   return new FST_SVC_UNKNOWN_CHANNEL(`app.svc.publish("${channel}"): no such channel is declared (declared: ${listOf(declared)}).`)
-}
-
-/** `app.svc.emit()` or `app.svc.publish()` once `app.close()` has finished. */
-export function calledAfterClose (call: string): Error {
-  return new FST_SVC_CLOSED(`${call} was called after app.close().`)
-}
-
-/** A stream asked for while the app closes. */
-export function closedError (): Error {
-  return new FST_SVC_CLOSED('no new stream is opened while the app closes.')
 }
 
 /** Declared names for an error message: `"a", "b"`, or `none`. */

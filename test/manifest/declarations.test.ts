@@ -103,6 +103,18 @@ t.test('calls after ready() throw FST_SVC_AFTER_READY', async (t) => {
   t.same([manifest.types, manifest.events, manifest.channels], [{}, {}, {}], 'the served manifest is unchanged')
 })
 
+t.test('declarations are refused once ready() has run, failed or not, and once the app has closed', async (t) => {
+  const failed = Fastify()
+  await failed.register(svcManifest, requiredOptions)
+  failed.get('/', { svc: { description: 'Root' } }, async () => ({}))
+  await t.rejects(ready(failed), { code: 'FST_SVC_NAME_NOT_DERIVABLE' })
+  t.throws(() => failed.svc.type('Late', Type.String()), { code: 'FST_SVC_AFTER_READY', message: /app\.svc\.type\("Late"\) was called after ready\(\)/ })
+  const closed = Fastify()
+  await closed.register(svcManifest, requiredOptions)
+  await closed.close()
+  t.throws(() => closed.svc.event('late.event', { description: 'Late' }), { code: 'FST_SVC_CLOSED', message: 'The app is closing: app.svc.event("late.event") was called after app.close().' })
+})
+
 t.test('app.svc.manifest and app.svc.checksum throw FST_SVC_NOT_READY before ready()', async (t) => {
   const app = Fastify()
   await app.register(svcManifest, requiredOptions)
@@ -117,7 +129,7 @@ t.test('after a failed ready() the manifest stays unreadable', async (t) => {
   await app.register(svcManifest, requiredOptions)
   app.get('/', { svc: { description: 'Root' } }, async () => ({}))
   await t.rejects(ready(app), { code: 'FST_SVC_NAME_NOT_DERIVABLE' })
-  t.throws(() => app.svc.manifest, { code: 'FST_SVC_NOT_READY' })
+  t.throws(() => app.svc.manifest, { code: 'FST_SVC_NOT_READY', message: 'The manifest is not built yet: app.svc.manifest is not available: ready() rejected, and its error says why.' })
 })
 
 t.test('app.svc.manifest is the served manifest, deeply frozen', async (t) => {

@@ -78,7 +78,7 @@ t.test('svc.params that repeat a path param are refused: a caller could not tell
 })
 
 t.test('the catalog knows every path param\'s place, so the invocation endpoints can fill the URL', async (t) => {
-  const declarations = new Declarations(readOptions({ ...requiredOptions }), () => {})
+  const declarations = new Declarations(readOptions({ ...requiredOptions }), () => {}, { requireOpen: () => {} })
   const collector = new RouteCollector(declarations, () => {})
   collector.onRoute({ method: 'POST', url: '/carts/:id/items', svc: { description: 'Add', params: Type.Object({ sku: Type.String() }) }, handler: async () => ({}) } as never)
   collector.onRoute({ method: 'GET', url: '/carts/:id/items/:sku', schema: { params: Type.Object({ id: Type.String() }), querystring: Type.Object({ full: Type.Boolean() }) }, svc: { name: 'item', description: 'Item' }, handler: async () => ({}) } as never)

@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify'
+import { buildManifest } from './assemble/manifest.js'
+import { Catalog } from './catalog.js'
+import type { RouteCollector } from './collect/collector.js'
+import type { Declarations } from './collect/declarations.js'
+import type { UnseenRoutes } from './collect/unseen-routes.js'
+import type { BearerAuth } from './http/auth.js'
+import type { EndpointLinks } from './http/links.js'
+import { prepareResponse, type PreparedResponse } from './http/manifest.js'
+import type { Config } from './options.js'
+import { together } from './problems.js'
+import type { RealtimeOnDemand } from './realtime/on-demand.js'
+import type { Schema } from './schema/schema.js'
+
+/** What `ready()` builds, which the lifecycle hands out: the served response, the catalog, the app's schemas. */
+export interface Built {
+  prepared: PreparedResponse
+  catalog: Catalog
+  /** A shared schema of the app by `$id`, as the routes resolve it. */
+  resolve: (id: string) => Schema | undefined
+}
+
+/** What `ready()` reads: the stages the plugin set up while the app registered. */
+export interface StartParts {
+  config: Config
+  unseenRoutes: UnseenRoutes
+  auth: BearerAuth
+  collector: RouteCollector
+  declarations: Declarations
+  links: EndpointLinks
+  realtime: RealtimeOnDemand
+}
+
+/**
+ * What the plugin's `onReady` does, in order: every problem of every kind in one rejection (one boot
+ * shows an app's whole to-do list), then the manifest, its response and the catalog, handed to `hand`
+ * (the lifecycle, which passes them on), then the realtime hub when the app declares an event or a
+ * channel. Until it has started, emit() and publish() say the app is not ready.
+ */
+export async function start (fastify: FastifyInstance, parts: StartParts, hand: (built: Built) => void): Promise<void> {
+  const { config, unseenRoutes, auth, collector, declarations, links, realtime } = parts
+  const problems = [...collector.errors]
+  const attempt = <T>(step: () => T): T | undefined => {
+    try {
+      return step()
+    } catch (error) {
+      problems.push(error as Error)
+    }
+  }
+  attempt(() => unseenRoutes.report(fastify))
+  attempt(() => auth.resolve(fastify))
+  problems.push(...collector.checkExamples())
+  const built = attempt(() => buildManifest(config, declarations, collector.commands, new Date(), fastify.getSchemas()))
+  if (built === undefined || problems.length > 0) throw together(problems)
+  const prepared = prepareResponse(built.manifest, config.maxAge, links.header())
+  const catalog = new Catalog(prepared.body, prepared.checksum, built.routes)
+  hand({ prepared, catalog, resolve: (id) => fastify.getSchema(id) as Schema | undefined })
+  collector.release()
+  if (declarations.declaresRealtime) await realtime.start()
+}
