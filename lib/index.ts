@@ -101,7 +101,7 @@ export type {
   ManifestParam, ManifestProperty, ManifestType, ManifestTypeRef, ManifestV05, ManifestV1, SvcLayout
 } from './manifest/types.js'
 export type {
-  JsonSchema, SvcAuthOptions, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify
+  JsonSchema, SvcAuthOptions, SvcBroker, SvcBrokerMessage, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify
 } from './option-types.js'
 export type { EmitOptions } from './realtime/realtime.js'
 export type { SvcRegistry } from './registry.js'

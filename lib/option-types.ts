@@ -99,6 +99,38 @@ export interface SvcRealtimeOptions {
    * the connection is dropped and made again. Also bounds `app.close()`. Default 2000.
    */
   commandTimeout?: number
+  /**
+   * A broker of your own, in place of `redis`: any message bus and state store your instances share
+   * (docs/realtime.md, "A broker of your own"). The plugin subscribes and unsubscribes on it, bounds each of
+   * its answers by `commandTimeout`, and never closes it: it is yours, as @fastify/rate-limit's `store` is.
+   */
+  broker?: SvcBroker
+}
+
+/** What travels through a broker: an event or a channel state; `topic` decides who receives it. */
+export interface SvcBrokerMessage {
+  topic: string
+  [field: string]: unknown
+}
+
+/**
+ * A message bus and a state store shared by the instances of a service. Every method may be async;
+ * `subscribe` resolves once messages sent afterwards reach `listener`, which calls `done` once it has
+ * handled each. `store` replaces the state under `key` and answers its new version (1 for the first) and
+ * the store's `epoch` (a name for the store's life: change it when the store lost its keys, so versions
+ * that start again at 1 are not taken for old ones); `read` answers version 0 and `json: 'null'` for a
+ * key never stored.
+ */
+export interface SvcBroker {
+  send (message: SvcBrokerMessage): Promise<void>
+  subscribe (topic: string, listener: (message: SvcBrokerMessage, done: () => void) => void): Promise<void>
+  unsubscribe (topic: string, listener: (message: SvcBrokerMessage, done: () => void) => void): void
+  store (key: string, json: string): Promise<{ version: number, epoch: string }>
+  read (key: string): Promise<{ version: number, epoch: string, json: string }>
+  /** Called with a listener the plugin runs when the broker is back after an outage (messages may be lost). */
+  onReconnect? (listener: () => void): void
+  /** `false` while the broker cannot be reached: channel streams are refused meanwhile. Default `true`. */
+  readonly available?: boolean
 }
 
 export interface SvcManifestOptions {

@@ -6,7 +6,7 @@ import { DEFAULT_BASE_PATH } from './manifest/invocation.js'
 import { AUTH_SCHEME_PATTERN } from './manifest/names.js'
 import type { SvcLayout } from './manifest/types.js'
 import type {
-  SvcAuthOptions, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify, UnseenRoutesMode
+  SvcAuthOptions, SvcBroker, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify, UnseenRoutesMode
 } from './option-types.js'
 
 /*
@@ -122,6 +122,18 @@ function copyOf (expected: string): Reader<Record<string, unknown>> {
   return (value, at) => isPlainObject(value) ? { ...value } : fail(at, expected, value)
 }
 
+const BROKER_METHODS = ['send', 'subscribe', 'unsubscribe', 'store', 'read'] as const
+
+/** A broker of the user's own: the methods the hubs call, and not beside `redis` (one or the other). */
+const broker: Reader<SvcBroker> = (value, at, options) => {
+  const expected = `an object with the methods ${BROKER_METHODS.join(', ')} (docs/realtime.md)`
+  if (typeof value !== 'object' || value === null) fail(at, expected, value)
+  const missing = BROKER_METHODS.find((method) => typeof (value as Record<string, unknown>)[method] !== 'function')
+  if (missing !== undefined) fail(`${at}.${missing}`, 'a function', (value as Record<string, unknown>)[missing])
+  if ((options.realtime as SvcRealtimeOptions).redis !== undefined) fail('realtime.redis', 'absent beside realtime.broker (the broker carries the messages)', (options.realtime as SvcRealtimeOptions).redis)
+  return value as SvcBroker
+}
+
 /** The first key of `value` that `known` does not name: the one unknown-key check. */
 function unknownKey (value: object, known: readonly string[]): string | undefined {
   return Object.keys(value).find((key) => !known.includes(key))
@@ -214,7 +226,8 @@ const REALTIME = {
   /** Milliseconds, as ioredis's own connectTimeout; a timer cannot hold more than MAX_TIMER. */
   connectTimeout: withDefault(5000, wholeNumber(`a whole number of milliseconds, 1 or more and at most ${MAX_TIMER} (e.g. 5000 for 5 s)`, 1, MAX_TIMER)),
   /** Milliseconds. */
-  commandTimeout: withDefault(2000, wholeNumber(`a whole number of milliseconds, 1 or more and at most ${MAX_TIMER} (e.g. 2000 for 2 s)`, 1, MAX_TIMER))
+  commandTimeout: withDefault(2000, wholeNumber(`a whole number of milliseconds, 1 or more and at most ${MAX_TIMER} (e.g. 2000 for 2 s)`, 1, MAX_TIMER)),
+  broker: optional(broker)
 } satisfies ReadersOf<SvcRealtimeOptions>
 
 const MCP_LIMITS = {
@@ -266,7 +279,7 @@ const OPTIONS = {
   basePath,
   /** `false` when execute and pipeline are off. */
   invoke: toggle(true, object(INVOKE, 'true, false or { maxSteps?, maxResultBytes? }')),
-  realtime: object(REALTIME, 'an object { redis?, heartbeat?, maxBufferBytes?, connectTimeout?, commandTimeout? }'),
+  realtime: object(REALTIME, 'an object { redis?, heartbeat?, maxBufferBytes?, connectTimeout?, commandTimeout?, broker? }'),
   /** `false` when the MCP endpoint is off. */
   mcp: toggle(false, object(MCP, 'true, false or { path, maxSubscriptions, maxListensPerSubject, maxListens }')),
   /** `false` when the human page is off. */

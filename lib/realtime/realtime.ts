@@ -4,6 +4,7 @@ import type { RealtimeConfig } from '../options.js'
 import { closeBroker, MemoryBroker, type Broker } from './broker.js'
 import { ChannelHub } from './channels.js'
 import { EventHub, type EmitOptions } from './events.js'
+import { GivenBroker } from './given-broker.js'
 import { OpenStreams } from './open-streams.js'
 import { compilePayloadChecks } from './payload.js'
 import { RedisBroker } from './redis-broker.js'
@@ -106,13 +107,15 @@ export class Realtime {
 }
 
 /**
- * The bus and the store: in memory, or Redis for an app with `realtime.redis` that declares events or
- * channels. The one place a broker is chosen: a bus or a store passed in would be taken here.
+ * The bus and the store: in memory, or Redis for an app with `realtime.redis`, or the user's own
+ * `realtime.broker`, when the app declares events or channels. The one place a broker is chosen.
  */
 async function openBroker (deps: RealtimeDependencies): Promise<Broker> {
-  const { redis, connectTimeout, commandTimeout } = deps.settings
-  const broker = redis === undefined || !deps.declaresRealtime
+  const { redis, broker: given, connectTimeout, commandTimeout } = deps.settings
+  const broker = !deps.declaresRealtime || (redis === undefined && given === undefined)
     ? await MemoryBroker.create()
-    : await RedisBroker.connect(redis, { connectTimeout, commandTimeout, log: deps.log, lifecycle: deps.lifecycle })
+    : given !== undefined
+      ? new GivenBroker(given, commandTimeout)
+      : await RedisBroker.connect(redis as string, { connectTimeout, commandTimeout, log: deps.log, lifecycle: deps.lifecycle })
   return { bus: broker, store: broker }
 }

@@ -6,6 +6,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Redis, RedisOptions } from 'ioredis'
 import type MQEmitterRedis from 'mqemitter-redis'
 import { FST_SVC_BROKER_UNAVAILABLE } from '../errors.js'
+import { withinTime } from '../util/within-time.js'
 import { importOptional } from '../util/optional.js'
 import type { Phases } from '../lifecycle.js'
 import { INITIAL_STATE, type BrokerListener, type BrokerMessage, type MessageBus, type StateStore, type StateVersion, type StoredState } from './broker.js'
@@ -220,18 +221,6 @@ export class RedisBroker implements MessageBus, StateStore {
     this.log.info('fastify-svc-manifest: the realtime broker (Redis) is back')
     for (const listener of this.reconnectListeners) listener()
   }
-}
-
-/**
- * Rejects after `ms` milliseconds when `promise` has not settled: a Redis that accepts and never answers.
- * `message`: the error's, `%d` standing for `ms`.
- */
-function withinTime<T> (promise: Promise<T>, ms: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(message.replace('%d', String(ms)))), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
 
 /**

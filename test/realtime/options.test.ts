@@ -15,15 +15,15 @@ async function register (options: Record<string, unknown>): Promise<unknown> {
   }
 }
 
-t.test('realtime: redis, heartbeat, maxBufferBytes, connectTimeout and commandTimeout, and nothing else', async (t) => {
+t.test('realtime: redis, heartbeat, maxBufferBytes, connectTimeout, commandTimeout and broker, and nothing else', async (t) => {
   t.equal(await register({ realtime: {} }), undefined)
   t.equal(await register({ realtime: { heartbeat: 0.01, maxBufferBytes: 1, connectTimeout: 1 } }), undefined)
   t.equal(await register({ realtime: { connectTimeout: 2147483647 } }), undefined)
   t.equal(await register({ realtime: { commandTimeout: 1 } }), undefined)
   t.equal(await register({ realtime: { commandTimeout: 2147483647 } }), undefined)
   const cases: Array<[unknown, RegExp]> = [
-    [true, /"realtime" must be an object \{ redis\?, heartbeat\?, maxBufferBytes\?, connectTimeout\?, commandTimeout\? \}; got true/],
-    [{ colour: 'red' }, /"realtime.colour" must be absent \(realtime takes redis, heartbeat, maxBufferBytes, connectTimeout and commandTimeout\)/],
+    [true, /"realtime" must be an object \{ redis\?, heartbeat\?, maxBufferBytes\?, connectTimeout\?, commandTimeout\?, broker\? \}; got true/],
+    [{ colour: 'red' }, /"realtime.colour" must be absent \(realtime takes redis, heartbeat, maxBufferBytes, connectTimeout, commandTimeout and broker\)/],
     [{ heartbeat: 0 }, /"realtime.heartbeat" must be a number of seconds above 0 and at most 2147483; got 0/],
     [{ heartbeat: '15' }, /"realtime.heartbeat" must be a number of seconds/],
     [{ heartbeat: 1e9 }, /"realtime.heartbeat" must be/],

@@ -1,0 +1,63 @@
+import { FST_SVC_BROKER_UNAVAILABLE } from '../errors.js'
+import type { SvcBroker } from '../option-types.js'
+import { withinTime } from '../util/within-time.js'
+import type { BrokerListener, BrokerMessage, MessageBus, StateStore, StateVersion, StoredState } from './broker.js'
+
+/**
+ * A broker the user passed in (`realtime.broker`), as the hubs use one: each answer it owes a caller
+ * bounded by `commandTimeout`, as Redis's are. It is the user's: closing the app unsubscribes what the
+ * plugin subscribed and leaves the broker open, for the other apps that share it.
+ */
+export class GivenBroker implements MessageBus, StateStore {
+  private readonly subscribed = new Set<{ topic: string, listener: BrokerListener }>()
+
+  constructor (private readonly broker: SvcBroker, private readonly commandTimeout: number) {}
+
+  get available (): boolean {
+    return this.broker.available !== false
+  }
+
+  async send (message: BrokerMessage): Promise<void> {
+    await this.answer(this.broker.send(message), 'sending a message')
+  }
+
+  async subscribe (topic: string, listener: BrokerListener): Promise<void> {
+    await this.answer(this.broker.subscribe(topic, listener), `subscribing to ${topic}`)
+    this.subscribed.add({ topic, listener })
+  }
+
+  unsubscribe (topic: string, listener: BrokerListener): void {
+    for (const entry of this.subscribed) {
+      if (entry.topic === topic && entry.listener === listener) this.subscribed.delete(entry)
+    }
+    this.broker.unsubscribe(topic, listener)
+  }
+
+  async store (key: string, json: string): Promise<StateVersion> {
+    const { version, epoch } = await this.answer(this.broker.store(key, json), 'storing a state')
+    return { version, epoch }
+  }
+
+  async read (key: string): Promise<StoredState> {
+    const { version, epoch, json } = await this.answer(this.broker.read(key), 'reading a state')
+    return { version, epoch, json }
+  }
+
+  bounded<T> (work: Promise<T>, what: string): Promise<T> {
+    return this.answer(work, what)
+  }
+
+  onReconnect (listener: () => void): void {
+    this.broker.onReconnect?.(listener)
+  }
+
+  async close (): Promise<void> {
+    for (const { topic, listener } of this.subscribed) this.broker.unsubscribe(topic, listener)
+    this.subscribed.clear()
+  }
+
+  private answer<T> (work: Promise<T>, what: string): Promise<T> {
+    return withinTime(Promise.resolve(work), this.commandTimeout, 'realtime.broker did not answer within %d ms (realtime.commandTimeout)')
+      .catch((error: Error) => { throw error instanceof FST_SVC_BROKER_UNAVAILABLE ? error : new FST_SVC_BROKER_UNAVAILABLE(`${what}: ${error.message}`) })
+  }
+}
