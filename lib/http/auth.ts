@@ -16,7 +16,7 @@ export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource'
 const JWT_NO_TOKEN = new Set(['FST_JWT_NO_AUTHORIZATION_IN_HEADER', 'FST_JWT_NO_AUTHORIZATION_IN_COOKIE', 'FST_JWT_BAD_COOKIE_REQUEST'])
 
 /**
- * Who may watch a channel key that has no `authorize` of its own (§9), on its stream and as an MCP
+ * Who may watch a channel key that has no `authorize` of its own (docs/realtime.md), on its stream and as an MCP
  * resource: with `auth`, a valid credential (`authenticate`, the streams' hook) whose subject is the key;
  * without, everyone.
  */

@@ -45,8 +45,8 @@ export interface PluginRoute {
   method: HTTPMethods | HTTPMethods[]
   url: string
   /**
-   * The route acts (calls commands, opens streams, serves the page that does): the origin check (§8) runs
-   * first on it, before any other hook.
+   * The route acts (calls commands, opens streams, serves the page that does): the origin check
+   * (docs/security.md) runs first on it, before any other hook.
    */
   acts: boolean
   /** The relation that names the route in the manifest's `Link` header: its path, up to its first param. */

@@ -50,8 +50,8 @@ const SESSION_NOT_FOUND = -32001
  * ever carry the headers of the request it came in. With channels, a 2025 client that initializes gets a
  * session (a server kept between its requests, each tool call and read still with its own request's
  * headers), where `resources/subscribe` sends its updates; 2026-07-28 has `subscriptions/listen` instead.
- * Listens and sessions are held to the bounds of §10: slots per subject and in all, keys per listen,
- * `maxBufferBytes` per stream, all ended by `app.close()`.
+ * Listens and sessions are held to the bounds docs/mcp.md lists: slots per subject and in all, keys per
+ * listen, `maxBufferBytes` per stream, all ended by `app.close()`.
  */
 export class McpEndpoint {
   private tools: Tools | undefined

@@ -5,7 +5,7 @@ import { registerChannelsRoute } from './channels.js'
 import { pluginRoutes, type EndpointContext } from './endpoint.js'
 import { registerEventsRoute, type StreamRouteDependencies } from './events.js'
 
-/** The event and channel streams (§9), and their part in closing the app. */
+/** The event and channel streams (docs/realtime.md), and their part in closing the app. */
 export function registerStreams (fastify: FastifyInstance, config: Config, context: EndpointContext): void {
   const { declarations, realtime } = context
   const deps: StreamRouteDependencies = {
