@@ -11,7 +11,7 @@ export function executeHandler (dispatcher: Dispatcher): RouteHandlerMethod {
     const { command, params = {} } = body
     const requestId = body.requestId ?? undefined
     // Checked first: it is echoed in every answer, refusals included.
-    if (!isRequestId(requestId)) return sendInvalidRequest(reply, `"requestId" must be a string of at most ${MAX_REQUEST_ID_LENGTH} characters or a finite number when present.`, undefined)
+    if (!isRequestId(requestId)) return sendInvalidRequest(reply, `"requestId" must be a string of at most ${MAX_REQUEST_ID_LENGTH} UTF-16 units or a finite number when present.`, undefined)
     if (typeof command !== 'string') return sendInvalidRequest(reply, '"command" must be a string: the name of a command of the manifest.', requestId)
     if (!isPlainObject(params)) return sendInvalidRequest(reply, '"params" must be an object of param values when present.', requestId)
     return sendOutcome(reply, await dispatcher.dispatch(request, command, params, { signal: callerGone(reply) }), requestId)

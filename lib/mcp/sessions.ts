@@ -64,6 +64,7 @@ export class LegacySession {
   private server: Server | undefined
   private idle: NodeJS.Timeout | undefined
   private streams = 0
+  private closed = false
 
   constructor (
     /** Whose session it is: only requests of the same subject (or address) reach it. */
@@ -137,6 +138,8 @@ export class LegacySession {
    * holds its timer, and closing takes it out of both before anything else.
    */
   async close (): Promise<void> {
+    // Closing the transport ends the session's stream, whose close touches the session: no timer after this.
+    this.closed = true
     clearTimeout(this.idle)
     for (const release of this.subscriptions.values()) release()
     this.subscriptions.clear()
@@ -148,6 +151,6 @@ export class LegacySession {
   /** Idle from now, unless a stream is open (its closing touches it again). */
   private touch (): void {
     clearTimeout(this.idle)
-    if (this.streams === 0) this.idle = setTimeout(() => { this.close().catch(ignoreFailure) }, SESSION_TIMING.idleMs).unref()
+    if (this.streams === 0 && !this.closed) this.idle = setTimeout(() => { this.close().catch(ignoreFailure) }, SESSION_TIMING.idleMs).unref()
   }
 }

@@ -39,7 +39,9 @@ export class McpStreams {
       this.log.warn({ bufferedBytes, limit: this.limits.maxBufferBytes }, 'fastify-svc-manifest: an MCP stream reader does not read; disconnected it')
     })
     if (!stream.open) {
+      // The client left while the SDK worked: nothing will close this stream, so what waits on it is told now.
       reader.cancel().catch(ignoreFailure)
+      onClose()
       return
     }
     this.open.add(stream)

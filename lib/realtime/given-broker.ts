@@ -10,6 +10,7 @@ import type { BrokerListener, BrokerMessage, MessageBus, StateStore, StateVersio
  */
 export class GivenBroker implements MessageBus, StateStore {
   private readonly subscribed = new Set<{ topic: string, listener: BrokerListener }>()
+  private closed = false
 
   constructor (private readonly broker: SvcBroker, private readonly commandTimeout: number) {}
 
@@ -22,7 +23,14 @@ export class GivenBroker implements MessageBus, StateStore {
   }
 
   async subscribe (topic: string, listener: BrokerListener): Promise<void> {
-    await this.answer(this.broker.subscribe(topic, listener), `subscribing to ${topic}`)
+    const subscribing = Promise.resolve(this.broker.subscribe(topic, listener))
+    try {
+      await this.answer(subscribing, `subscribing to ${topic}`)
+    } catch (error) {
+      // Too late for its caller: once the broker completes it after all, it is taken back.
+      subscribing.then(() => { this.broker.unsubscribe(topic, listener) }, () => {})
+      throw error
+    }
     this.subscribed.add({ topic, listener })
   }
 
@@ -48,10 +56,12 @@ export class GivenBroker implements MessageBus, StateStore {
   }
 
   onReconnect (listener: () => void): void {
-    this.broker.onReconnect?.(listener)
+    // The broker outlives the app: a closed app does nothing on its reconnections.
+    this.broker.onReconnect?.(() => { if (!this.closed) listener() })
   }
 
   async close (): Promise<void> {
+    this.closed = true
     for (const { topic, listener } of this.subscribed) this.broker.unsubscribe(topic, listener)
     this.subscribed.clear()
   }

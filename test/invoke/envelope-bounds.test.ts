@@ -31,7 +31,7 @@ function call (app: Awaited<ReturnType<typeof cartApp>>['app'], body: string) {
   return app.inject({ method: 'POST', url: '/svc/execute', headers: { 'content-type': 'application/json' }, payload: body })
 }
 
-const REFUSED = { code: 'INVALID_REQUEST', status: 400, message: '"requestId" must be a string of at most 256 characters or a finite number when present.' }
+const REFUSED = { code: 'INVALID_REQUEST', status: 400, message: '"requestId" must be a string of at most 256 UTF-16 units or a finite number when present.' }
 
 t.test('a requestId that is not a short string or a finite number is refused before the command runs', async (t) => {
   const { app, calls } = await cartApp(t)

@@ -17,6 +17,7 @@ class SharedBroker {
   readonly emitter = mqemitter()
   readonly states = new Map<string, { version: number, json: string }>()
   storeDelay: Promise<void> | undefined
+  subscribeDelay: Promise<void> | undefined
   readError: Error | undefined
   readonly keysRead = new Set<string>()
   readonly reconnectListeners: Array<() => void> = []
@@ -29,11 +30,14 @@ class SharedBroker {
     return {
       listening,
       send: (message) => new Promise<void>((resolve) => { shared.emitter.emit(message, () => resolve()) }),
-      subscribe: (topic, listener) => new Promise<void>((resolve) => {
-        registered.push(listener)
-        listening.add(key(topic, listener))
-        shared.emitter.on(topic, listener as never, resolve)
-      }),
+      subscribe: async (topic, listener) => {
+        await shared.subscribeDelay
+        await new Promise<void>((resolve) => {
+          registered.push(listener)
+          listening.add(key(topic, listener))
+          shared.emitter.on(topic, listener as never, resolve)
+        })
+      },
       unsubscribe: (topic, listener) => {
         listening.delete(key(topic, listener))
         shared.emitter.removeListener(topic, listener as never)
@@ -107,7 +111,8 @@ t.test('closing one instance leaves the broker open and the others working, and 
 t.test('a broker that does not answer: publish rejects and a new channel stream answers 503 within commandTimeout', async (t) => {
   const shared = new SharedBroker()
   t.teardown(() => { shared.emitter.close(() => {}) })
-  const { app, origin } = await instance(t, shared.viewFor(), { commandTimeout: 200 })
+  const view = shared.viewFor()
+  const { app, origin } = await instance(t, view, { commandTimeout: 200 })
   let answer = (): void => {}
   shared.storeDelay = new Promise((resolve) => { answer = resolve })
   t.teardown(() => { answer() })
@@ -121,6 +126,18 @@ t.test('a broker that does not answer: publish rejects and a new channel stream 
 
   answer()
   shared.storeDelay = undefined
+
+  // A subscription the broker completes only after its caller was told it failed is taken back then.
+  let subscribed = (): void => {}
+  shared.subscribeDelay = new Promise((resolve) => { subscribed = resolve })
+  t.teardown(() => { subscribed() })
+  const late = await subscribe(origin, '/svc/channels/cart/frank')
+  t.equal(late.status, 503)
+  t.equal(view.listening.size, 1, 'only the events subscription is in place')
+  shared.subscribeDelay = undefined
+  subscribed()
+  await pause(20)
+  t.equal(view.listening.size, 1, 'the late one was taken back as it completed')
   await pause(10)
   t.equal(await app.svc.publish('cart', 'carol', { items: ['jam'] }), 2, 'the broker answers again: the late store counted too')
 })
@@ -145,6 +162,11 @@ t.test('a broker that fails says so, coded; one back after an outage sends watch
   for (const listener of shared.reconnectListeners) listener()
   t.same((await watcher.frameCount(2))[1].data, { version: 1, state: { items: ['lost'] } })
   await app.close()
+  const reads = shared.keysRead.size
+  shared.keysRead.clear()
+  for (const listener of shared.reconnectListeners) listener()
+  await pause(20)
+  t.equal(shared.keysRead.size, 0, `a closed app reads nothing when the broker comes back (it had read ${reads} key)`)
 })
 
 t.test('an app that declares nothing realtime keeps its events stream in process and never calls the broker', async (t) => {
