@@ -3,6 +3,8 @@ import type { SvcBroker } from '../option-types.js'
 import { withinTime } from '../util/within-time.js'
 import type { BrokerListener, BrokerMessage, MessageBus, StateStore, StateVersion, StoredState } from './broker.js'
 
+const TOO_LATE = 'realtime.broker did not answer within %d ms (realtime.commandTimeout)'
+
 /**
  * A broker the user passed in (`realtime.broker`), as the hubs use one: each answer it owes a caller
  * bounded by `commandTimeout`, as Redis's are. It is the user's: closing the app unsubscribes what the
@@ -51,8 +53,10 @@ export class GivenBroker implements MessageBus, StateStore {
     return { version, epoch, json }
   }
 
+  /** Several calls in a row, bounded together; the one coded error a caller of the store receives. */
   bounded<T> (work: Promise<T>, what: string): Promise<T> {
-    return this.answer(work, what)
+    return withinTime(work, this.commandTimeout, TOO_LATE)
+      .catch((error: Error) => { throw new FST_SVC_BROKER_UNAVAILABLE(`${what}: ${error.message}`, { cause: error }) })
   }
 
   onReconnect (listener: () => void): void {
@@ -66,8 +70,12 @@ export class GivenBroker implements MessageBus, StateStore {
     this.subscribed.clear()
   }
 
+  /**
+   * One call's answer within `commandTimeout`, or an error naming the call: the hubs turn it into their
+   * coded error (as they do Redis's), so its message is said once.
+   */
   private answer<T> (work: Promise<T>, what: string): Promise<T> {
-    return withinTime(Promise.resolve(work), this.commandTimeout, 'realtime.broker did not answer within %d ms (realtime.commandTimeout)')
-      .catch((error: Error) => { throw error instanceof FST_SVC_BROKER_UNAVAILABLE ? error : new FST_SVC_BROKER_UNAVAILABLE(`${what}: ${error.message}`) })
+    return withinTime(Promise.resolve(work), this.commandTimeout, TOO_LATE)
+      .catch((error: Error) => { throw new Error(`${what}: ${error.message}`, { cause: error }) })
   }
 }
