@@ -1,41 +1,18 @@
 import { connect, type Socket } from 'node:net'
 import { once } from 'node:events'
 import { Writable } from 'node:stream'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
+import { logCollector, settledMemory } from '../helpers/process.js'
 import { httpClient } from '../helpers/mcp.js'
 import { listening } from '../helpers/net.js'
 import { bearer, verifyToken, TOKENS } from '../helpers/auth.js'
 
 const alice = bearer('alice-token')
 const bob = bearer('bob-token')
-
-function logCollector (): { lines: Array<Record<string, unknown>>, stream: Writable } {
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      lines.push(JSON.parse(chunk.toString()))
-      callback()
-    }
-  })
-  return { lines, stream }
-}
-
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-
-async function settledMemory (): Promise<NodeJS.MemoryUsage> {
-  for (let collection = 0; collection < 4; collection++) {
-    gc()
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-  return process.memoryUsage()
-}
 
 const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 

@@ -1,42 +1,12 @@
 import { connect, type Socket } from 'node:net'
 import { once } from 'node:events'
-import { Writable } from 'node:stream'
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
 import { requiredOptions } from '../helpers/app.js'
+import { logCollector, settledMemory } from '../helpers/process.js'
 import { pause, subscribe } from '../helpers/sse.js'
 import { listen } from '../helpers/net.js'
-
-/** Log lines of an app, parsed. */
-function logCollector (): { lines: Array<Record<string, unknown>>, stream: Writable } {
-  const lines: Array<Record<string, unknown>> = []
-  const stream = new Writable({
-    write (chunk, _encoding, callback) {
-      lines.push(JSON.parse(chunk.toString()))
-      callback()
-    }
-  })
-  return { lines, stream }
-}
-
-setFlagsFromString('--expose-gc')
-/** A full garbage collection, so heap figures show what is retained. */
-const gc = runInNewContext('gc') as () => void
-
-/**
- * Memory once collections have settled: a Buffer's backing store is freed after the object that held it is
- * collected, so one gc() can still count bytes that are already garbage.
- */
-async function settledMemory (): Promise<NodeJS.MemoryUsage> {
-  for (let collection = 0; collection < 4; collection++) {
-    gc()
-    await pause(0)
-  }
-  return process.memoryUsage()
-}
 
 const options: Partial<SvcManifestOptions> = {
   svc: '0.5.0',
