@@ -31,7 +31,8 @@ export class GivenBroker implements MessageBus, StateStore {
     } catch (error) {
       // Too late for its caller: once the broker completes it after all, it is taken back.
       subscribing.then(() => { this.broker.unsubscribe(topic, listener) }, () => {})
-      throw error
+      // Coded here: the events hub subscribes as ready() runs, which rejects only with coded errors.
+      throw new FST_SVC_BROKER_UNAVAILABLE((error as Error).message, { cause: error })
     }
     this.subscribed.add({ topic, listener })
   }
@@ -56,7 +57,7 @@ export class GivenBroker implements MessageBus, StateStore {
   /** Several calls in a row, bounded together; the one coded error a caller of the store receives. */
   bounded<T> (work: Promise<T>, what: string): Promise<T> {
     return withinTime(work, this.commandTimeout, TOO_LATE)
-      .catch((error: Error) => { throw new FST_SVC_BROKER_UNAVAILABLE(`${what}: ${error.message}`, { cause: error }) })
+      .catch((error: Error) => { throw error instanceof FST_SVC_BROKER_UNAVAILABLE ? error : new FST_SVC_BROKER_UNAVAILABLE(`${what}: ${error.message}`, { cause: error }) })
   }
 
   onReconnect (listener: () => void): void {

@@ -169,6 +169,18 @@ t.test('a broker that fails says so, coded; one back after an outage sends watch
   t.equal(shared.keysRead.size, 0, `a closed app reads nothing when the broker comes back (it had read ${reads} key)`)
 })
 
+t.test('a broker that does not take the app\'s subscription as it starts: ready() rejects, coded, within commandTimeout', async (t) => {
+  const shared = new SharedBroker()
+  t.teardown(() => { shared.emitter.close(() => {}) })
+  let subscribed = (): void => {}
+  shared.subscribeDelay = new Promise((resolve) => { subscribed = resolve })
+  t.teardown(() => { subscribed() })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(svcManifest, { ...requiredOptions, ...realtimeDeclarations, realtime: { broker: shared.viewFor(), commandTimeout: 200 } })
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_SVC_BROKER_UNAVAILABLE', message: /subscribing to \S+: realtime\.broker did not answer within 200 ms/ })
+})
+
 t.test('an app that declares nothing realtime keeps its events stream in process and never calls the broker', async (t) => {
   const shared = new SharedBroker()
   t.teardown(() => { shared.emitter.close(() => {}) })
