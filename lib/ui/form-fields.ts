@@ -78,8 +78,9 @@ export interface ArrayField extends FieldBase {
 }
 
 /**
- * A value typed as JSON: an object or array without a described shape, `null`, a type the manifest does
- * not define, or a type that contains itself (its second appearance).
+ * A value typed as JSON: a field of type `any` (its schema allows any JSON value), an object or array
+ * without a described shape, `null`, a type the manifest does not define, or a type that contains itself
+ * (its second appearance).
  */
 export interface JsonField extends FieldBase {
   kind: 'json'
@@ -90,6 +91,12 @@ export type Field = TextField | NumberField | BooleanField | ChoiceField | Objec
 
 /** Formats an input type checks for itself; the others get an example as placeholder. */
 const INPUT_OF_FORMAT: Readonly<Record<string, TextField['input']>> = { email: 'email', uri: 'url', url: 'url', iri: 'url', date: 'date' }
+/**
+ * The type name of a field that takes any JSON value (new in 0.3: `{}`, `Type.Unknown()`, `Type.Any()`).
+ * Not a JSON Schema type, and never a registered type's name.
+ */
+export const ANY_TYPE = 'any'
+
 const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {
   'date-time': '2025-01-31T12:00:00Z',
   time: '12:00:00Z',
@@ -114,7 +121,7 @@ export function formOf (params: Readonly<Record<string, Descriptor>> | undefined
 export function fieldOf (name: string, path: string, descriptor: Descriptor, types: TypeMap, seen: readonly string[]): Field {
   const base = { name, path, required: descriptor.required === true }
   const type = typeOf(descriptor)
-  if (!JSON_SCHEMA_TYPES.has(type)) {
+  if (!JSON_SCHEMA_TYPES.has(type) && type !== ANY_TYPE) {
     const definition = ownValue(types, type)
     if (definition === undefined || seen.includes(type)) {
       const why = definition === undefined ? 'not described by the manifest: JSON' : 'contains itself: JSON'
@@ -164,6 +171,8 @@ function shapeOf (base: { name: string, path: string, required: boolean }, descr
       }
     case 'array':
       return arrayField(base, descriptor, types, seen)
+    case ANY_TYPE:
+      return { ...base, kind: 'json', typeLabel, constraints: ['any JSON value'], placeholder: '"text", 42, true, null, [] or {}' }
     default:
       // `null`, the one JSON type left.
       return { ...base, kind: 'json', typeLabel, constraints: ['JSON'], placeholder: 'null' }

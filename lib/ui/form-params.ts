@@ -5,7 +5,7 @@
  */
 import { isPlainObject } from '../util/objects.js'
 import { ownValue, setOwn } from '../util/own-key.js'
-import { joinPath, type ArrayField, type Field, type ObjectField } from './form-fields.js'
+import { joinPath, type ArrayField, type Field, type JsonField, type ObjectField } from './form-fields.js'
 
 /** What a visitor typed: a string per input, an object per object field, an array per array field. */
 export type Raw = string | RawObject | Raw[]
@@ -117,15 +117,34 @@ function parseScalar (field: Exclude<Field, ObjectField | ArrayField>, text: str
       problems.push({ path, message: `${path} must be one of its listed values.` })
       return undefined
     }
-    case 'json':
-      try {
-        return JSON.parse(text)
-      } catch (error) {
-        problems.push({ path, message: `${path} must be JSON: ${(error as Error).message}` })
-        return undefined
-      }
+    case 'json': {
+      const read = readJson(field, text)
+      if ('value' in read) return read.value
+      problems.push({ path, message: `${path} ${read.problem}` })
+      return undefined
+    }
     default:
       return text
+  }
+}
+
+/** The JSON fields whose value is never a string: no advice about quotes there. */
+const NOT_TEXT: ReadonlySet<string> = new Set(['object', 'array', 'null'])
+
+/**
+ * The value of the text of a JSON field, or what is wrong with it, as a phrase that follows the field's
+ * name (`is not JSON: …`). In a field that may hold a string (`any`, a type the manifest does not
+ * describe), text that reads as a bare word is most likely a string without its quotes, which the phrase
+ * says.
+ */
+export function readJson (field: JsonField, text: string): { value: unknown } | { problem: string } {
+  try {
+    return { value: JSON.parse(text) }
+  } catch (error) {
+    const trimmed = text.trim()
+    const bare = !NOT_TEXT.has(field.typeLabel) && /^[^\s"{[\d.+-][^"{}[\]]*$/u.test(trimmed)
+    const tip = bare ? ` Text is written in double quotes: ${JSON.stringify(trimmed)}.` : ''
+    return { problem: `is not JSON: ${(error as Error).message}.${tip}` }
   }
 }
 

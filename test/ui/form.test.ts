@@ -3,7 +3,7 @@ import {
   fieldOf, formOf, htmlPattern,
   type ArrayField, type ChoiceField, type Descriptor, type Field, type JsonField, type NumberField, type ObjectField, type TextField
 } from '../../lib/ui/form-fields.js'
-import { collectParams, rawOf, typed } from '../../lib/ui/form-params.js'
+import { collectParams, rawOf, readJson, typed } from '../../lib/ui/form-params.js'
 
 // The page's forms without a browser: descriptors (DESIGN §4) → fields, what was typed → params.
 
@@ -66,6 +66,68 @@ t.test('booleans, enums, null', async (t) => {
   t.same((only({ n: { type: 'number', enum: [1, 2] } }) as ChoiceField).options.map((option) => option.label), ['1', '2'], 'values shown as JSON')
   t.match(only({ s: { type: 'string', enum: [] } }), { kind: 'text' }, 'an empty enum is no choice')
   t.match(only({ nothing: { type: 'null' } }), { kind: 'json', placeholder: 'null', constraints: ['JSON'] })
+})
+
+t.test('a field of type any is a JSON editor, wherever it is', async (t) => {
+  const payload = only({ payload: { type: 'any', required: true, description: 'Whatever the hook sends' } }) as JsonField
+  t.same(payload, {
+    name: 'payload',
+    path: 'payload',
+    required: true,
+    kind: 'json',
+    typeLabel: 'any',
+    constraints: ['any JSON value'],
+    placeholder: '"text", 42, true, null, [] or {}',
+    description: 'Whatever the hook sends'
+  }, 'no type name to look up: any is not a registered type')
+  t.match(only({ body: { type: 'any', default: { a: 1 } } }), { kind: 'json', constraints: ['any JSON value', 'default {"a":1}'] })
+  t.match(only({ level: { type: 'any', enum: [1, 'high'] } }), { kind: 'choice', typeLabel: 'any' }, 'allowed values are still a select')
+  const nested = only({ event: { type: 'object', properties: { data: { type: 'any', required: true } } } }) as ObjectField
+  t.match(nested.fields[0], { kind: 'json', path: 'event.data', typeLabel: 'any', required: true })
+  const list = only({ values: { type: 'array', items: { type: 'any' } } }) as ArrayField
+  t.match(list.item, { kind: 'json', path: 'values[]', typeLabel: 'any', required: true })
+  const types: Record<string, Descriptor> = { Hook: { type: 'object', properties: { payload: { type: 'any', required: false } } } }
+  t.match((only({ hook: { type: 'Hook' } }, types) as ObjectField).fields[0], { kind: 'json', typeLabel: 'any' }, 'inside a registered type')
+})
+
+t.test('what is typed in a field of type any is sent as the JSON value it reads as', async (t) => {
+  const form = formOf({
+    payload: { type: 'any', required: true },
+    extra: { type: 'any' },
+    values: { type: 'array', items: { type: 'any' } }
+  })
+  t.same(rawOf(form, { payload: 'text', extra: null }), { payload: '"text"', extra: 'null', values: [] }, 'a given value, as JSON text')
+  for (const [text, value] of [['"hello"', 'hello'], ['42', 42], [' true ', true], ['null', null], ['[1, "a"]', [1, 'a']], ['{"a": {"b": []}}', { a: { b: [] } }]] as const) {
+    t.same(collectParams(form, { payload: text }), { params: { payload: value }, problems: [] }, text)
+  }
+  t.same(collectParams(form, { payload: '0', extra: '', values: [] }), { params: { payload: 0 }, problems: [] }, 'an optional one left empty is not sent')
+  t.same(collectParams(form, { payload: '  ' }), { params: {}, problems: [{ path: 'payload', message: 'payload is required.' }] }, 'a required one left empty is asked for')
+  t.same(collectParams(form, { payload: '1', values: ['"a"', '{}', 'false'] }).params, { payload: 1, values: ['a', {}, false] })
+  t.same(collectParams(form, { payload: '1', values: [''] }).problems, [{ path: 'values[0]', message: 'values[0] is empty: fill it in or remove the item.' }])
+
+  const { params, problems } = collectParams(form, { payload: 'hello', extra: '{"a": 1,}' })
+  t.same(params, {}, 'text that is not JSON is not sent')
+  t.same(problems.map((problem) => problem.path), ['payload', 'extra'])
+  t.match(problems[0].message, /^payload is not JSON: .+\. Text is written in double quotes: "hello"\.$/, 'a bare word: the quotes are what is missing')
+  t.match(problems[1].message, /^extra is not JSON: [^"]+\.$/)
+  t.notMatch(problems[1].message, /double quotes/, 'no such advice for broken JSON')
+})
+
+t.test('readJson() reads the text of a JSON field, or says what is wrong with it', async (t) => {
+  const any = only({ x: { type: 'any' } }) as JsonField
+  t.same(readJson(any, '[1]'), { value: [1] })
+  t.same(readJson(any, '"x"'), { value: 'x' })
+  t.match(readJson(any, 'hello world'), { problem: /^is not JSON: .+\. Text is written in double quotes: "hello world"\.$/ })
+  t.match(readJson(any, ' True '), { problem: /double quotes: "True"\.$/ })
+  t.match(readJson(only({ x: { type: 'Missing' } }) as JsonField, 'abc'), { problem: /double quotes: "abc"\.$/ }, 'a type the manifest does not describe may be a string')
+  for (const text of ['{', '[1,', '"open', '12abc', '{"a": x}', '']) {
+    const read = readJson(any, text)
+    t.ok('problem' in read && !read.problem.includes('double quotes'), `${JSON.stringify(text)}: not JSON, and not a bare word`)
+  }
+  for (const descriptor of [{ type: 'object' }, { type: 'array' }, { type: 'null' }] as Descriptor[]) {
+    const read = readJson(only({ x: descriptor }) as JsonField, 'hello')
+    t.ok('problem' in read && !read.problem.includes('double quotes'), `a field of type ${descriptor.type} never holds text`)
+  }
 })
 
 t.test('objects: nested fields with their paths; without properties, JSON', async (t) => {
@@ -159,7 +221,7 @@ t.test('what was typed becomes the params; empty fields are left out', async (t)
   t.same(collectParams(form, 'not an object').problems.length, 1)
   t.same(collectParams(form, { q: 'x', limit: 'ten', size: '7', extra: '{' }).problems.map((problem) => problem.path), ['limit', 'size', 'extra'])
   t.match(collectParams(form, { q: 'x', limit: 'Infinity' }).problems[0].message, 'limit must be a number; got "Infinity".')
-  t.match(collectParams(form, { q: 'x', extra: '{' }).problems[0].message, /^extra must be JSON: /)
+  t.match(collectParams(form, { q: 'x', extra: '{' }).problems[0].message, /^extra is not JSON: .+\.$/)
   t.same(collectParams(form, { q: 'x', limit: 'x' }).params, { q: 'x' }, 'a value that cannot be read is not sent')
 })
 

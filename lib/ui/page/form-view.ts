@@ -1,10 +1,15 @@
 /*
  * Renders the fields of lib/ui/form-fields.ts as labelled inputs, and reads back what was typed as a tree of raw
- * strings of the same shape. Every input has a label (`for`) and its description and constraints as its
- * accessible description, so the form reads the same with a screen reader and the keyboard alone.
+ * strings of the same shape. A field's accessible name is its name alone (`quantity`); its type, the
+ * required mark, its description and its constraints are its accessible description, read after the name.
+ * The visible label shows the name, `*` and the type, so the form reads the same with a screen reader,
+ * with the keyboard alone and by eye. A JSON field says under it, as it is left, when its text does not
+ * parse.
  */
-import type { ArrayField, Field, ObjectField } from '../form-fields.js'
-import { rawOf, type Raw, type RawObject } from '../form-params.js'
+import type { ArrayField, Field, JsonField, ObjectField } from '../form-fields.js'
+import { rawOf, readJson, type Raw, type RawObject } from '../form-params.js'
+import { isPlainObject } from '../../util/objects.js'
+import { ownValue } from '../../util/own-key.js'
 import { h, uid, type Child } from './dom.js'
 
 export interface Control {
@@ -21,10 +26,10 @@ export function renderFields (form: ObjectField, raw: Raw): Control {
 }
 
 function objectControls (field: ObjectField, raw: Raw, container: HTMLElement, mandatory: boolean): Map<string, Control> {
-  const values = isRawObject(raw) ? raw : {}
+  const values: RawObject = isPlainObject(raw) ? raw : {}
   const controls = new Map<string, Control>()
   for (const child of field.fields) {
-    const childRaw = Object.hasOwn(values, child.name) ? values[child.name] : rawOf(child)
+    const childRaw = ownValue(values, child.name) ?? rawOf(child)
     const control = renderField(child, childRaw, child.name, mandatory && child.required)
     controls.set(child.name, control)
     container.appendChild(control.element)
@@ -56,13 +61,11 @@ function renderField (field: Field, raw: Raw, label: string, mandatory: boolean)
 
 function renderInput (field: Exclude<Field, ObjectField | ArrayField>, raw: Raw, label: string, mandatory: boolean): Control {
   const id = uid('field')
-  const hintId = `${id}-hint`
   const value = typeof raw === 'string' ? raw : ''
-  const described = hint(field, hintId)
-  const attrs: Record<string, string> = {}
-  if (described !== null) attrs['aria-describedby'] = hintId
+  const { parts, hint, attrs } = labelling(field, label, id)
   const common = { id, required: mandatory, attrs }
   let input: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement
+  let invalid: HTMLElement | null = null
   switch (field.kind) {
     case 'text':
       input = h('input', {
@@ -80,9 +83,12 @@ function renderInput (field: Exclude<Field, ObjectField | ArrayField>, raw: Raw,
     case 'number':
       input = h('input', { ...common, type: 'number', step: 'any', value, min: numberAttribute(field.min), max: numberAttribute(field.max) })
       break
-    case 'json':
-      input = h('textarea', { ...common, rows: 3, value, placeholder: field.placeholder, spellcheck: false })
+    case 'json': {
+      const textarea = h('textarea', { ...common, rows: 3, value, placeholder: field.placeholder, spellcheck: false })
+      invalid = jsonCheck(field, textarea, label, attrs['aria-describedby'], `${id}-invalid`)
+      input = textarea
       break
+    }
     default: {
       const options = field.kind === 'boolean'
         ? [{ label: 'true', value: 'true' }, { label: 'false', value: 'false' }]
@@ -95,12 +101,40 @@ function renderInput (field: Exclude<Field, ObjectField | ArrayField>, raw: Raw,
       input = select
     }
   }
-  const element = h('div', { className: `field field-${field.kind}` }, labelFor(field, label, id), input, described)
+  const element = h('div', { className: `field field-${field.kind}` }, h('label', { htmlFor: id }, ...parts), input, hint, invalid)
   return { element, read: () => input.value }
 }
 
+/**
+ * A JSON field's own check: when it is left (`change`) holding text that does not parse, the message
+ * shows under it, is added to its description, and the field is marked invalid; while it is marked, each
+ * keystroke checks again, so the message goes as soon as the text parses. Run still lists every problem
+ * and sends nothing (lib/ui/form-params.ts); an empty field is no problem here: it is left out, or asked for.
+ */
+function jsonCheck (field: JsonField, textarea: HTMLTextAreaElement, label: string, describedBy: string, id: string): HTMLElement {
+  const message = h('p', { className: 'invalid', id, attrs: { 'aria-live': 'polite' } })
+  const check = (): void => {
+    const read = textarea.value.trim() === '' ? undefined : readJson(field, textarea.value)
+    const problem = read !== undefined && 'problem' in read ? `${label} ${read.problem}` : ''
+    message.textContent = problem
+    if (problem === '') {
+      textarea.removeAttribute('aria-invalid')
+      textarea.setAttribute('aria-describedby', describedBy)
+    } else {
+      textarea.setAttribute('aria-invalid', 'true')
+      textarea.setAttribute('aria-describedby', `${describedBy} ${id}`)
+    }
+  }
+  textarea.addEventListener('change', check)
+  textarea.addEventListener('input', () => {
+    if (textarea.hasAttribute('aria-invalid')) check()
+  })
+  return message
+}
+
 function renderObject (field: ObjectField, raw: Raw, label: string, mandatory: boolean): Control {
-  const fieldset = h('fieldset', { className: 'object' }, h('legend', {}, ...labelParts(field, label)), hint(field, uid('hint')))
+  const { parts, hint, attrs } = labelling(field, label, uid('field'))
+  const fieldset = h('fieldset', { className: 'object', attrs }, h('legend', {}, ...parts), hint)
   const controls = objectControls(field, raw, fieldset, mandatory)
   return { element: fieldset, read: () => readObject(controls) }
 }
@@ -109,7 +143,8 @@ function renderObject (field: ObjectField, raw: Raw, label: string, mandatory: b
 function renderArray (field: ArrayField, raw: Raw, label: string): Control {
   const list = h('ol', { className: 'items' })
   const add = h('button', { type: 'button', className: 'secondary add' }, `Add ${label === '' ? 'an' : `a ${label}`} item`)
-  const fieldset = h('fieldset', { className: 'array' }, h('legend', {}, ...labelParts(field, label)), hint(field, uid('hint')), list, add)
+  const { parts, hint, attrs } = labelling(field, label, uid('field'))
+  const fieldset = h('fieldset', { className: 'array', attrs }, h('legend', {}, ...parts), hint, list, add)
   let items: Control[] = []
   const read = (): Raw[] => items.map((item) => item.read())
   const draw = (raws: Raw[], focus?: number): void => {
@@ -140,28 +175,37 @@ function renderArray (field: ArrayField, raw: Raw, label: string): Control {
   return { element: fieldset, read }
 }
 
-function labelFor (field: Field, label: string, id: string): HTMLLabelElement {
-  return h('label', { htmlFor: id }, ...labelParts(field, label))
+interface Labelling {
+  /** The visible label: the name, the required mark, the type (the registered type's name when there is one). */
+  parts: Child[]
+  /** The description and constraints, shown under the field; null when there are none. */
+  hint: HTMLElement | null
+  /** `aria-labelledby` and `aria-describedby` for the control or fieldset. */
+  attrs: Record<string, string>
 }
 
-/** The name, the required mark, and the type (the registered type's name when there is one). */
-function labelParts (field: Field, label: string): Child[] {
-  return [
-    h('span', { className: 'name' }, label),
-    field.required ? h('span', { className: 'required', attrs: { 'aria-label': 'required' } }, '*') : null,
-    h('span', { className: 'type' }, field.typeName ?? field.typeLabel)
+/**
+ * What names and describes a field. Its accessible name is the name alone (the label's first part): a
+ * label read whole would say `quantitynumber`. The marks after it, `*` and the type, are for the eye; a
+ * screen reader gets them as words (`required, number.`) at the start of the accessible description,
+ * from an element of their own that is not shown, followed by the hint.
+ */
+function labelling (field: Field, label: string, id: string): Labelling {
+  const nameId = `${id}-name`
+  const aboutId = `${id}-about`
+  const hintId = `${id}-hint`
+  const type = field.typeName ?? field.typeLabel
+  const parts = [
+    h('span', { className: 'name', id: nameId }, label),
+    field.required ? h('span', { className: 'required', attrs: { 'aria-hidden': 'true' } }, '*') : null,
+    h('span', { className: 'type', attrs: { 'aria-hidden': 'true' } }, type),
+    h('span', { id: aboutId, hidden: true }, `${field.required ? 'required, ' : ''}${type}.`)
   ]
-}
-
-function hint (field: Field, id: string): HTMLElement | null {
-  const parts = [field.description, ...field.constraints].filter((part): part is string => part !== undefined && part !== '')
-  return parts.length === 0 ? null : h('p', { className: 'hint', id }, parts.join(' · '))
+  const texts = [field.description, ...field.constraints].filter((part): part is string => part !== undefined && part !== '')
+  const hint = texts.length === 0 ? null : h('p', { className: 'hint', id: hintId }, texts.join(' · '))
+  return { parts, hint, attrs: { 'aria-labelledby': nameId, 'aria-describedby': hint === null ? aboutId : `${aboutId} ${hintId}` } }
 }
 
 function numberAttribute (value: number | undefined): string | undefined {
   return value === undefined ? undefined : String(value)
-}
-
-function isRawObject (raw: Raw): raw is RawObject {
-  return typeof raw === 'object' && !Array.isArray(raw)
 }
