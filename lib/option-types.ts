@@ -198,4 +198,10 @@ export interface SvcManifestOptions {
    * `{ style: 'rest' }` (`articles.get`), with `stripPrefix` (such as `'/api'`) removed first. `svc.name` always wins.
    */
   names?: SvcNamesOptions
+  /**
+   * `true`: a command route without a description (`svc.description`, `schema.description` or
+   * `schema.summary`) fails `ready()` with `FST_SVC_MISSING_DESCRIPTION`. Default `false`: its description is
+   * derived from its method and URL (`GET /roles/:id`), and `ready()` logs one warning naming every such route.
+   */
+  requireDescriptions?: boolean
 }
