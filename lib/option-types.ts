@@ -18,7 +18,11 @@ export type SvcVerify = (token: string, request: FastifyRequest) => unknown
 
 /** How a command's default name is derived from its route (docs/routes.md). */
 export interface SvcNamesOptions {
-  /** `'path'` (default): the URL's static segments (`/articles/:slug` → `articles`); `'rest'` adds a verb (`articles.get`). */
+  /**
+   * `'path'` (default): the URL's static segments (`/articles/:slug` → `articles`; `/` → `root`). `'rest'` adds a
+   * verb from the method (`articles.get`, `articles.list`, `articles.create`); a GET answering one value, not a
+   * list, is `get` (`GET /health` → `health.get`).
+   */
   style?: 'path' | 'rest'
   /** Removed from the URL before a name is derived, such as `'/api'`. */
   stripPrefix?: string
