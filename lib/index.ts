@@ -45,7 +45,7 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   const unseenRoutes = new UnseenRoutes(fastify, config.unseenRoutes)
   const declarations = new Declarations(config, shareType(fastify), lifecycle)
   const auth = new BearerAuth(config)
-  const collector = new RouteCollector(declarations, (routeOptions, command) => auth.attach(routeOptions, command))
+  const collector = new RouteCollector(declarations, (routeOptions, command) => auth.attach(routeOptions, command), config.requireDescriptions)
   const realtime = new RealtimeOnDemand(lifecycle, () => ({
     settings: config.realtime,
     serviceName: config.name,

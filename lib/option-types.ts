@@ -18,7 +18,11 @@ export type SvcVerify = (token: string, request: FastifyRequest) => unknown
 
 /** How a command's default name is derived from its route (docs/routes.md). */
 export interface SvcNamesOptions {
-  /** `'path'` (default): the URL's static segments (`/articles/:slug` → `articles`); `'rest'` adds a verb (`articles.get`). */
+  /**
+   * `'path'` (default): the URL's static segments (`/articles/:slug` → `articles`; `/` → `root`). `'rest'` adds a
+   * verb from the method (`articles.get`, `articles.list`, `articles.create`); a GET answering one value, not a
+   * list, is `get` (`GET /health` → `health.get`).
+   */
   style?: 'path' | 'rest'
   /** Removed from the URL before a name is derived, such as `'/api'`. */
   stripPrefix?: string
@@ -198,4 +202,10 @@ export interface SvcManifestOptions {
    * `{ style: 'rest' }` (`articles.get`), with `stripPrefix` (such as `'/api'`) removed first. `svc.name` always wins.
    */
   names?: SvcNamesOptions
+  /**
+   * `true`: a command route without a description (`svc.description`, `schema.description` or
+   * `schema.summary`) fails `ready()` with `FST_SVC_MISSING_DESCRIPTION`. Default `false`: its description is
+   * derived from its method and URL (`GET /roles/:id`), and `ready()` logs one warning naming every such route.
+   */
+  requireDescriptions?: boolean
 }

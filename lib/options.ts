@@ -64,6 +64,8 @@ function wholeNumber (expected: string, min = 1, max = Number.MAX_SAFE_INTEGER):
   return (value, at) => Number.isSafeInteger(value) && (value as number) >= min && (value as number) <= max ? value as number : fail(at, expected, value)
 }
 
+const flag: Reader<boolean> = (value, at) => typeof value === 'boolean' ? value : fail(at, 'true or false', value)
+
 function functionOf<T> (expected: string): Reader<T> {
   return (value, at) => typeof value === 'function' ? value as T : fail(at, expected, value)
 }
@@ -286,7 +288,9 @@ const OPTIONS = {
   ui: toggle(false, object(UI, 'true, false or { path }')),
   allowedOrigins: withDefault([], origins),
   allowedHosts: withDefault([], hosts),
-  names: object(NAMES, 'an object { style?: \'path\' | \'rest\', stripPrefix? }')
+  names: object(NAMES, 'an object { style?: \'path\' | \'rest\', stripPrefix? }'),
+  /** `false`: a route without a description gets one derived from its method and URL, and a warning. */
+  requireDescriptions: withDefault(false, flag)
 } satisfies ReadersOf<SvcManifestOptions>
 
 type RouteLog = Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>

@@ -48,6 +48,7 @@ export async function start (fastify: FastifyInstance, parts: StartParts, hand: 
     }
   }
   attempt(() => unseenRoutes.report(fastify))
+  warnOfDerivedDescriptions(fastify, collector.derivedDescriptions())
   attempt(() => auth.resolve(fastify))
   problems.push(...collector.checkExamples())
   const built = attempt(() => buildManifest(config, declarations, collector.commands, new Date(), fastify.getSchemas()))
@@ -57,4 +58,17 @@ export async function start (fastify: FastifyInstance, parts: StartParts, hand: 
   hand({ prepared, catalog, resolve: (id) => fastify.getSchema(id) as Schema | undefined })
   collector.release()
   if (declarations.declaresRealtime) await realtime.start()
+}
+
+/**
+ * One warning for every route whose description is its method and URL: an agent learns little from
+ * `GET /roles/:id`, so the app is told which to describe, all at once (never an error unless
+ * `requireDescriptions` asks for one, then each route is a problem of `ready()`).
+ */
+function warnOfDerivedDescriptions (fastify: FastifyInstance, routes: string[]): void {
+  if (routes.length === 0) return
+  const [count, has, each] = routes.length === 1 ? ['1 route has', 'its', 'it is'] : [`${routes.length} routes have`, 'their', 'each is']
+  fastify.log.warn({ derivedDescriptions: routes }, `${count} no description of ${has} own, so ${each} described by method and URL ` +
+    `(such as "${routes[0]}"), which tells an agent little: ${routes.join('; ')}. Set svc.description, or the route schema's ` +
+    'description or summary; requireDescriptions: true makes a missing description an error.')
 }

@@ -41,6 +41,11 @@ describe('registering the plugin', () => {
     })
   })
 
+  test('requireDescriptions is a boolean', () => {
+    expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, requireDescriptions: true })
+    expect<SvcManifestOptions>().type.not.toBeAssignableWith({ ...options, requireDescriptions: 'yes' })
+  })
+
   test('mcp is a boolean or { path }', () => {
     expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, mcp: true })
     expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, mcp: { path: '/agents/mcp' } })

@@ -5,9 +5,10 @@ import { FST_SVC_DUPLICATE_NAME, FST_SVC_NAME_NOT_DERIVABLE, FST_SVC_PARAMS_DECL
 import { canonicalJson, sha256Hex, sortedMapChecksum } from '../manifest/canonical.js'
 import { setOwn } from '../util/own-key.js'
 import { isDottedName } from '../manifest/names.js'
+import { MANIFEST_PRIMITIVES } from '../manifest/keywords.js'
 import type { Manifest, ManifestAuth, ManifestCommand, ManifestEvent, ManifestField, ManifestParam, ManifestType } from '../manifest/types.js'
 import { hasAboutAndChannels, type Config } from '../options.js'
-import { deriveName } from './derive-name.js'
+import { collectionShapes, deriveName, urlShape } from './derive-name.js'
 import { assertJsonValues } from './checksum-values.js'
 import { together, withHint } from '../problems.js'
 import { describeType, fieldsOf, paramOf, typeRefOf, type SchemaLookup } from './type-map.js'
@@ -34,13 +35,16 @@ export function buildManifest (
 ): BuiltManifest {
   const shared = new SharedTypes(sharedSchemas)
   const registry = lookupOf(declarations, shared)
+  // Every command is built, named or not, and every problem kept: one boot lists them all. A name may
+  // depend on the command's return type (a REST singleton), so commands and types are built first.
   const problems: Error[] = []
-  const named = namedSources(sources, config, problems)
-  if (problems.length > 0) throw together(problems)
-  const commands = sortedMap(named, (source) => buildCommand(source, registry), problems)
+  const built = buildCommands(sources, registry, problems)
   const events = buildEvents(declarations, registry, problems)
   const types = buildTypes(declarations, registry, shared, problems)
-  if (problems.length > 0) throw together(problems)
+  const nameProblems: Error[] = []
+  const named = namedSources(sources, config, singletonRule(sources, built, types), nameProblems)
+  if (nameProblems.length > 0 || problems.length > 0) throw together([...nameProblems, ...problems])
+  const commands = sortedMap(named, (source) => built.get(source) as ManifestCommand, problems)
   const manifest: Manifest = {
     svc: config.layout,
     name: config.name,
@@ -71,13 +75,55 @@ function checksumOf (commands: Record<string, ManifestCommand>): string {
   return sha256Hex(canonicalJson(commands))
 }
 
+/** Each source's command, in the order the routes were added; one that cannot be built is a problem. */
+function buildCommands (sources: CommandSource[], registry: SchemaLookup, problems: Error[]): Map<CommandSource, ManifestCommand> {
+  const built = new Map<CommandSource, ManifestCommand>()
+  for (const source of sources) {
+    try {
+      built.set(source, buildCommand(source, registry))
+    } catch (error) {
+      problems.push(error as Error)
+    }
+  }
+  return built
+}
+
+/**
+ * Which GETs without a last path param the rest style names `get`: those that answer one value and are not
+ * the collection of other routes' items. `GET /health` answering an object is `health.get`; `GET /articles`
+ * beside `GET /articles/:slug` is `articles.list` even when it answers `{ articles, articlesCount }` (else
+ * both would be `articles.get`).
+ */
+function singletonRule (sources: CommandSource[], built: Map<CommandSource, ManifestCommand>, types: Record<string, ManifestType>): (source: CommandSource) => boolean {
+  let collections: Set<string> | undefined
+  return (source) => {
+    if (!answersOne(built.get(source)?.returns, types)) return false
+    collections ??= collectionShapes(sources.map(({ url }) => url))
+    return !collections.has(urlShape(source.url))
+  }
+}
+
+/**
+ * Whether a command's return type is declared and is one value, not an array: the rest style names such
+ * a GET `get`. A registered type is followed to what it is; `any` may be an array, so it is not one value.
+ */
+function answersOne (returns: ManifestField | undefined, types: Record<string, ManifestType>): boolean {
+  let type = returns?.type
+  const followed = new Set<string>()
+  while (type !== undefined && !MANIFEST_PRIMITIVES.has(type) && Object.hasOwn(types, type) && !followed.has(type)) {
+    followed.add(type)
+    type = types[type].type
+  }
+  return type !== undefined && type !== 'array' && type !== 'any'
+}
+
 /** Each command source under its name; every name two routes share is a problem. */
-function namedSources (sources: CommandSource[], config: Config, problems: Error[]): Map<string, CommandSource> {
+function namedSources (sources: CommandSource[], config: Config, singleton: (source: CommandSource) => boolean, problems: Error[]): Map<string, CommandSource> {
   const byName = new Map<string, CommandSource>()
   for (const source of sources) {
     let name: string
     try {
-      name = commandName(source, config)
+      name = commandName(source, config, singleton)
     } catch (error) {
       problems.push(error as Error)
       continue
@@ -92,9 +138,9 @@ function namedSources (sources: CommandSource[], config: Config, problems: Error
   return byName
 }
 
-function commandName (source: CommandSource, config: Config): string {
+function commandName (source: CommandSource, config: Config, singleton: (source: CommandSource) => boolean): string {
   if (source.name !== undefined) return source.name
-  const derived = deriveName(source.url, source.method, config.names)
+  const derived = deriveName(source.url, source.method, config.names, () => singleton(source))
   if (isDottedName(derived)) return derived
   throw new FST_SVC_NAME_NOT_DERIVABLE(`route ${source.route} gives ${derived === '' ? 'no name' : `"${derived}", not a valid name`}. Set svc.name, for example svc: { name: 'cart.get', ... }.`)
 }

@@ -18,9 +18,9 @@ export function isDescription (description: unknown): description is string {
   return typeof description === 'string' && description.trim() !== ''
 }
 
-export function assertDescription (description: unknown, where: string, hint = ''): asserts description is string {
+export function assertDescription (description: unknown, where: string): asserts description is string {
   if (isDescription(description)) return
-  throw new FST_SVC_MISSING_DESCRIPTION(`${where} needs a non-empty "description" string.${hint}`)
+  throw new FST_SVC_MISSING_DESCRIPTION(`${where} needs a non-empty "description" string.`)
 }
 
 /** Refuses a field of the `svc` route option. */

@@ -6,7 +6,7 @@ import { addPathParamSources, addRouteParamSources, installParams, responseSchem
 import { inspectSchema } from '../schema/check.js'
 import { DISPATCH_CONFIG, type CommandSource } from './sources.js'
 import { checkExamples, exampleTarget, type ExampleTarget } from './examples.js'
-import { readSvcOption } from './svc-option.js'
+import { readSvcOption, type DescriptionRule } from './svc-option.js'
 import { invalid } from './checks.js'
 
 /** Called for every route of a command, its HEAD twin and its prefixed twin included (auth hooks attach here). */
@@ -29,7 +29,12 @@ export class RouteCollector {
   /** The commands with `svc.examples`, with what checking them against their route's validation needs. */
   private readonly exampleTargets: ExampleTarget[] = []
 
-  constructor (private readonly types: TypeNames, private readonly onCommandRoute: CommandRouteListener) {}
+  constructor (
+    private readonly types: TypeNames,
+    private readonly onCommandRoute: CommandRouteListener,
+    /** `requireDescriptions`: a route without a description is a problem, not a warning. */
+    private readonly requireDescriptions = false
+  ) {}
 
   /** Fastify calls it with the instance the route is registered in as `this`, whose validators check the examples. */
   readonly onRoute: (routeOptions: RouteOptions) => void = ((collector: RouteCollector) => function svcCollectRoute (this: unknown, routeOptions: RouteOptions): void {
@@ -39,18 +44,23 @@ export class RouteCollector {
   private onRouteOf (instance: FastifyInstance, routeOptions: RouteOptions): void {
     const svc: unknown = (routeOptions as { svc?: unknown }).svc
     if (svc === undefined) return
+    // A missing description is reported here without stopping the route's other checks.
+    const problems: Error[] = []
     try {
-      this.collect(instance, routeOptions, svc)
+      this.collect(instance, routeOptions, svc, { require: this.requireDescriptions, report: (error) => problems.push(error) })
     } catch (error) {
+      problems.push(error as Error)
       const url = withoutTrailingSlash(routeOptions.url as string)
       const urls = this.refused.get(svc) ?? new Set<string>()
-      if (!urls.has(url)) this.errors.push(error as Error)
+      // A twin of a refused route (its HEAD route, its second URL) has the same problems: reported once.
+      if (urls.has(url)) return
       urls.add(url)
       this.refused.set(svc, urls)
     }
+    this.errors.push(...problems)
   }
 
-  private collect (instance: FastifyInstance, routeOptions: RouteOptions, svc: unknown): void {
+  private collect (instance: FastifyInstance, routeOptions: RouteOptions, svc: unknown, descriptions: DescriptionRule): void {
     const method = singleMethod(routeOptions)
     const url = routeOptions.url as string
     const twinOf = this.twinOf(svc, method, url)
@@ -60,7 +70,7 @@ export class RouteCollector {
       return
     }
     const routeSchema = isPlainObject(routeOptions.schema) ? routeOptions.schema as Record<string, unknown> : undefined
-    const command = readSvcOption(svc, method, url, routeSchema)
+    const command = readSvcOption(svc, method, url, routeSchema, descriptions)
     if (command.svcParams !== undefined) {
       const where = `${command.route} svc.params`
       addPathParamSources(command, routeSchema)
@@ -78,6 +88,11 @@ export class RouteCollector {
     this.commands.push(command)
     this.remember(svc, command)
     this.onCommandRoute(routeOptions, command)
+  }
+
+  /** The routes whose description is their method and URL (`GET /roles/:id`): they have none of their own. */
+  derivedDescriptions (): string[] {
+    return this.commands.filter((command) => command.derivedDescription === true).map((command) => command.route)
   }
 
   /** The examples the route's own validation refuses: called from `onReady`, once Fastify compiled the routes. */

@@ -29,6 +29,8 @@ export interface CommandSource {
   /** The explicit `svc.name`, or undefined to derive it from the URL. */
   name?: string
   description: string
+  /** The description is the route's method and URL: the route has none of its own (see `requireDescriptions`). */
+  derivedDescription?: true
   paramSources: ParamSource[]
   /** `svc.params`, installed as the validation schema of the route and of its twins. */
   svcParams?: Schema

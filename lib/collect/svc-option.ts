@@ -1,7 +1,8 @@
 import type { ManifestHints } from '../manifest/types.js'
 import { type JsonSchema } from '../option-types.js'
 import { isPlainObject } from '../util/objects.js'
-import { assertDescription, assertName, invalid, isDescription } from './checks.js'
+import { FST_SVC_MISSING_DESCRIPTION } from '../errors.js'
+import { assertName, invalid, isDescription } from './checks.js'
 import { objectSchema, schemaObject } from './route-schemas.js'
 import { inspectSchema } from '../schema/check.js'
 import type { CommandSource } from './sources.js'
@@ -12,7 +13,10 @@ export type SvcHints = ManifestHints
 export interface SvcRouteOptions {
   /** Command name; default derived from the URL (`/carts/:id/items` → `carts.items`). */
   name?: string
-  /** Required; defaults to the route's `schema.description`, then `schema.summary` (as @fastify/swagger reads them). */
+  /**
+   * Defaults to the route's `schema.description`, then `schema.summary` (as @fastify/swagger reads them), then
+   * the route's method and URL (`GET /roles/:id`), with a warning at `ready()` (or an error with `requireDescriptions`).
+   */
   description?: string
   /** Object schema of the params; installed as the route's body (POST/PUT/PATCH) or querystring schema. */
   params?: JsonSchema
@@ -37,6 +41,12 @@ export interface SvcExample {
   result?: unknown
 }
 
+/** `requireDescriptions`, and where a missing description is reported when it is a problem. */
+export interface DescriptionRule {
+  require: boolean
+  report: (error: Error) => void
+}
+
 const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth', 'scopes', 'examples', 'deprecated'])
 
 /**
@@ -44,7 +54,7 @@ const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'h
  * for @fastify/swagger lends its `schema.description` (or `schema.summary`) and `schema.tags`, so `svc: {}`
  * is enough there.
  */
-export function readSvcOption (svc: unknown, method: string, url: string, routeSchema: Record<string, unknown> | undefined): CommandSource {
+export function readSvcOption (svc: unknown, method: string, url: string, routeSchema: Record<string, unknown> | undefined, descriptions: DescriptionRule): CommandSource {
   const route = `${method} ${url}`
   // `svc: true` tags a route whose schemas say everything, as `svc: {}` does.
   if (svc === true) svc = {}
@@ -52,12 +62,10 @@ export function readSvcOption (svc: unknown, method: string, url: string, routeS
   for (const key of Object.keys(svc)) {
     if (!SVC_KEYS.has(key)) invalid(route, `svc.${key}`, `absent: svc takes ${[...SVC_KEYS].join(', ')}`, svc[key])
   }
+  const command: CommandSource = { route, method, url, description: route, paramSources: [] }
   const description = svc.description ?? documented(routeSchema?.description) ?? documented(routeSchema?.summary)
-  // Checked first so that the message's parts are built only for a route that fails.
-  if (!isDescription(description)) {
-    assertDescription(description, `route ${route} (svc.description)`, svc.description === undefined ? ' Set svc.description, or give the route schema a description or summary.' : '')
-  }
-  const command: CommandSource = { route, method, url, description, paramSources: [] }
+  if (isDescription(description)) command.description = description
+  else readMissingDescription(command, svc.description, descriptions)
   if (svc.name !== undefined) {
     assertName('command', svc.name, `route ${route}, svc.name`)
     command.name = svc.name
@@ -84,6 +92,21 @@ export function readSvcOption (svc: unknown, method: string, url: string, routeS
     if (deprecated) command.deprecated = true
   }
   return command
+}
+
+/**
+ * What a route without a description gets: with `requireDescriptions`, or when `svc.description` is given
+ * and is no description (empty, blank, not a string), `FST_SVC_MISSING_DESCRIPTION`, reported without
+ * stopping the route's other checks, so that one boot lists every problem of the route. Else the
+ * description stays its method and URL, and the route is counted for `ready()`'s warning.
+ */
+function readMissingDescription (command: CommandSource, given: unknown, { require, report }: DescriptionRule): void {
+  if (given === undefined && !require) {
+    command.derivedDescription = true
+    return
+  }
+  const hint = given === undefined ? ' Set svc.description, or give the route schema a description or summary.' : ''
+  report(new FST_SVC_MISSING_DESCRIPTION(`route ${command.route} (svc.description) needs a non-empty "description" string.${hint}`))
 }
 
 function readScopes (scopes: unknown, route: string, withAuth: boolean): string[] {

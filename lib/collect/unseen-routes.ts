@@ -68,10 +68,13 @@ export class UnseenRoutes {
     const routes = this.find(fastify)
     if (routes.length === 0) return
     const named = routes.slice(0, UNSEEN_ROUTES_NAMED).join('; ') + (routes.length > UNSEEN_ROUTES_NAMED ? `; and ${routes.length - UNSEEN_ROUTES_NAMED} more` : '')
-    const [count, it, its] = routes.length === 1 ? ['1 route was', 'it', 'its'] : [`${routes.length} routes were`, 'them', 'their']
+    const [count, it, its, is] = routes.length === 1 ? ['1 route was', 'it', 'its', 'it is'] : [`${routes.length} routes were`, 'them', 'their', 'they are']
+    // Both fixes: an app factory that is not async cannot await the plugin, and can only move its routes.
     const message = `${count} registered where fastify-svc-manifest cannot see ${it} (before the plugin, or in a context beside it): ${named}. ` +
-      `The manifest does not describe ${it}, and ${its} svc.auth is not enforced. Register the plugin first, at the root of the app ` +
-      "(await app.register(svcManifest, …)), or set unseenRoutes: 'ignore' if they are meant to stay out of the manifest."
+      `The manifest does not describe ${it}, and ${its} svc.auth is not enforced: an svc option on ${it} is ignored. Either register the ` +
+      `plugin before ${it}, at the root of the app (await app.register(svcManifest, …)), or move ${it} into a plugin registered after ` +
+      'fastify-svc-manifest (app.register(async (app) => { … })), the only fix for a synchronous app factory that cannot await. ' +
+      `Set unseenRoutes: 'ignore' if ${is} meant to stay out of the manifest.`
     if (this.mode === 'error') throw new FST_SVC_UNSEEN_ROUTES(message)
     fastify.log.warn({ unseenRoutes: routes }, message)
   }

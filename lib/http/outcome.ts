@@ -66,7 +66,17 @@ function successOf ({ headers, body }: RouteResponse): CommandSuccess {
   return { ok: true, result: bytes.toString('base64'), encoding: 'base64', contentType: contentType ?? 'application/octet-stream' }
 }
 
-/** `message` is what the route sent, never more: Fastify's error JSON `message`, a text body, else the status text. */
+/**
+ * The fields of a JSON error body that may carry its message, in the order they are read: Fastify's error
+ * JSON `message`; `error`, what many apps answer (`{ "error": "query not found" }`; in Fastify's own JSON
+ * it is the status text, after `message`); RFC 9457's `detail`, then its `title`.
+ */
+const MESSAGE_FIELDS = ['message', 'error', 'detail', 'title'] as const
+
+/**
+ * `message` is what the route sent, never more: the first non-empty string of MESSAGE_FIELDS in a JSON
+ * body (any `+json` type, `application/problem+json` included), a text body, else the status text.
+ */
 function failureOf ({ statusCode, headers, body }: RouteResponse): CommandFailure {
   // A redirect or other non-2xx, non-error status cannot be the status of an envelope with a body.
   const status = statusCode >= 400 ? statusCode : 502
@@ -75,14 +85,22 @@ function failureOf ({ statusCode, headers, body }: RouteResponse): CommandFailur
   let sent: unknown
   if (kind === 'json') sent = parseOrUndefined(textOf(body))
   if (sent !== null && typeof sent === 'object') {
-    const { message, code } = sent as { message?: unknown, code?: unknown }
-    if (typeof message === 'string') error.message = message
-    if (typeof code === 'string') error.cause = code
+    const fields = sent as Record<string, unknown>
+    error.message = sentMessage(fields)
+    if (typeof fields.code === 'string') error.cause = fields.code
   } else if (kind === 'text') {
     error.message = textOf(body)
   }
   if (error.message === '') error.message = statusCode >= 400 ? statusText(statusCode) : `The route answered ${statusCode}, which is not a result.`
   return { ok: false, error }
+}
+
+function sentMessage (fields: Record<string, unknown>): string {
+  for (const field of MESSAGE_FIELDS) {
+    const value = Object.hasOwn(fields, field) ? fields[field] : undefined
+    if (typeof value === 'string' && value !== '') return value
+  }
+  return ''
 }
 
 const FASTIFY_JSON = 'application/json; charset=utf-8'

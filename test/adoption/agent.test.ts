@@ -73,7 +73,8 @@ t.test('the calls did what they say: the agent\'s article, comment and follow ar
   t.match(result('articles.favorite.create'), { ok: true, result: { article: { favorited: true, favoritesCount: 1 } } })
   t.match(result('articles.comments.list'), { ok: true, result: { comments: [{ id: Number }] } })
   t.match(result('profiles.follow.create'), { ok: true, result: { profile: { following: true } } })
-  t.match(result('articles.feed.list'), { ok: true, result: { articlesCount: 1 } })
+  // It answers one object, { articles, articlesCount }, and no route has items below it: a singleton to the rest style.
+  t.match(result('articles.feed.get'), { ok: true, result: { articlesCount: 1 } })
   t.match(result('articles.delete'), { ok: true, result: null })
   const order = run.calls.map((call) => call.command)
   t.ok(order.indexOf('articles.comments.delete') < order.indexOf('articles.delete'), 'the comment is deleted before its article')

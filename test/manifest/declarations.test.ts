@@ -106,7 +106,7 @@ t.test('calls after ready() throw FST_SVC_AFTER_READY', async (t) => {
 t.test('declarations are refused once ready() has run, failed or not, and once the app has closed', async (t) => {
   const failed = Fastify()
   await failed.register(svcManifest, requiredOptions)
-  failed.get('/', { svc: { description: 'Root' } }, async () => ({}))
+  failed.get('/:id', { svc: { description: 'Params only: no name' } }, async () => ({}))
   await t.rejects(ready(failed), { code: 'FST_SVC_NAME_NOT_DERIVABLE' })
   t.throws(() => failed.svc.type('Late', Type.String()), { code: 'FST_SVC_AFTER_READY', message: /app\.svc\.type\("Late"\) was called after ready\(\)/ })
   const closed = Fastify()
@@ -127,7 +127,7 @@ t.test('app.svc.manifest and app.svc.checksum throw FST_SVC_NOT_READY before rea
 t.test('after a failed ready() the manifest stays unreadable', async (t) => {
   const app = Fastify()
   await app.register(svcManifest, requiredOptions)
-  app.get('/', { svc: { description: 'Root' } }, async () => ({}))
+  app.get('/:id', { svc: { description: 'Params only: no name' } }, async () => ({}))
   await t.rejects(ready(app), { code: 'FST_SVC_NAME_NOT_DERIVABLE' })
   t.throws(() => app.svc.manifest, { code: 'FST_SVC_NOT_READY', message: 'The manifest is not built yet: app.svc.manifest is not available: ready() rejected, and its error says why.' })
 })

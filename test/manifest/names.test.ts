@@ -53,7 +53,7 @@ t.test('svc.name replaces the derived name', async (t) => {
   t.same(Object.keys(manifest.commands), ['cart.delete', 'cart.get'])
 })
 
-for (const url of ['/', '/:id', '/:a/:b', '/*']) {
+for (const url of ['/:id', '/:a/:b', '/*']) {
   t.test(`no name can be derived from ${url}: startup error naming the route`, async (t) => {
     await t.rejects(readyApp(t, {}, (app) => {
       app.get(url, { svc: { description: 'Root' } }, async () => ({}))
@@ -183,10 +183,64 @@ t.test('stripPrefix alone keeps the path style', async (t) => {
   t.same(Object.keys(manifest.commands), ['users.orders'])
 })
 
-t.test('a prefix that is the whole URL leaves no name, whatever the style', async (t) => {
-  await t.rejects(readyApp(t, { names: { style: 'rest', stripPrefix: '/api' } }, (app) => {
-    app.get('/api', { svc: { description: 'Root' } }, async () => ({}))
-  }), { code: 'FST_SVC_NAME_NOT_DERIVABLE', message: /GET \/api gives no name/ })
+t.test('the root URL is command "root", after stripPrefix too; "root.list" or "root.get" in the rest style', async (t) => {
+  const plain = await fetchManifest(await readyApp(t, {}, (app) => {
+    app.get('/', { svc: { description: 'The service\'s index' } }, async () => ({}))
+  }))
+  t.same(Object.keys(plain.commands), ['root'])
+  const rest = await fetchManifest(await readyApp(t, { names: { style: 'rest', stripPrefix: '/api' } }, async (app) => {
+    await app.register(async (api) => {
+      api.get('/', { schema: { response: { 200: Type.Object({ version: Type.String() }) } }, svc: { description: 'API index' } }, async () => ({ version: '1' }))
+      api.post('/', { svc: { description: 'Batch' } }, async () => ({}))
+    }, { prefix: '/api' })
+  }))
+  t.same(Object.keys(rest.commands), ['root.create', 'root.get'], 'GET /api answers one object: root.get')
+  const list = await fetchManifest(await readyApp(t, { names: { style: 'rest', stripPrefix: '/api' } }, (app) => {
+    app.get('/api', { svc: { description: 'Index' } }, async () => ({}))
+  }))
+  t.same(Object.keys(list.commands), ['root.list'], 'no response schema: root.list')
+})
+
+t.test('rest style: a GET singleton answering one value is "get"; an array or an undeclared response stays "list"', async (t) => {
+  const Config = Type.Object({ version: Type.String() })
+  const manifest = await fetchManifest(await readyApp(t, { names: { style: 'rest' }, types: { Config, Versions: Type.Array(Type.String()), Latest: Type.Ref('Config') } }, (app) => {
+    app.get('/health', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } }, svc: { description: 'Liveness' } }, async () => ({ ok: true }))
+    app.get('/config/version', { schema: { response: { 200: Type.String() } }, svc: { description: 'Config version' } }, async () => '7')
+    app.get('/config', { schema: { response: { 200: Type.Ref('Config') } }, svc: { description: 'Config' } }, async () => ({ version: '7' }))
+    app.get('/config/latest', { schema: { response: { 200: Type.Ref('Latest') } }, svc: { description: 'A type that is another type' } }, async () => ({ version: '7' }))
+    app.get('/status', { schema: { response: { 200: Type.Union([Type.Object({ up: Type.Boolean() }), Type.Null()]) } }, svc: { description: 'Nullable' } }, async () => null)
+    app.get('/me', { svc: { description: 'svc.returns counts as the response', returns: Type.Object({ id: Type.String() }) } }, async () => ({ id: 'a' }))
+    app.get('/roles', { schema: { response: { 200: Type.Array(Type.String()) } }, svc: { description: 'Roles' } }, async () => [])
+    app.get('/versions', { schema: { response: { 200: Type.Ref('Versions') } }, svc: { description: 'A type that is an array' } }, async () => [])
+    app.get('/audit', { svc: { description: 'No response schema' } }, async () => [])
+    app.get('/users/:id', { schema: { response: { 200: Type.Array(Type.String()) } }, svc: { description: 'A last path param is one item' } }, async () => [])
+    app.post('/config', { schema: { response: { 200: Config } }, svc: { description: 'Not a GET' } }, async () => ({ version: '8' }))
+  }))
+  t.same(Object.keys(manifest.commands), [
+    'audit.list', 'config.create', 'config.get', 'config.latest.get', 'config.version.get', 'health.get', 'me.get', 'roles.list', 'status.get', 'users.get', 'versions.list'
+  ])
+})
+
+t.test('rest style: a GET whose URL has items below it lists them, whatever its response looks like', async (t) => {
+  const Page = Type.Object({ articles: Type.Array(Type.String()), articlesCount: Type.Integer() })
+  const manifest = await fetchManifest(await readyApp(t, { names: { style: 'rest', stripPrefix: '/api' } }, async (app) => {
+    await app.register(async (api) => {
+      api.get('/articles', { schema: { response: { 200: Page } }, svc: { description: 'Articles, a page at a time' } }, async () => ({ articles: [], articlesCount: 0 }))
+      api.get('/articles/:slug/', { svc: { description: 'One article' } }, async () => ({}))
+      api.get('/articles/:slug/comments', { schema: { response: { 200: Type.Object({ comments: Type.Array(Type.String()) }) } }, svc: { description: 'Comments' } }, async () => ({ comments: [] }))
+      api.delete('/articles/:article/comments/:id(^\\d+)', { svc: { description: 'Delete a comment' } }, async () => null)
+      api.get('/tags', { schema: { response: { 200: Type.Object({ tags: Type.Array(Type.String()) }) } }, svc: { description: 'Tags' } }, async () => ({ tags: [] }))
+    }, { prefix: '/api' })
+  }))
+  t.same(Object.keys(manifest.commands), ['articles.comments.delete', 'articles.comments.list', 'articles.get', 'articles.list', 'tags.get'],
+    'GET /api/articles beside GET /api/articles/:slug is not a second articles.get; a DELETE of one comment makes the comments a collection')
+})
+
+t.test('path style: a singleton keeps its plain name', async (t) => {
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
+    app.get('/health', { schema: { response: { 200: Type.Object({ ok: Type.Boolean() }) } }, svc: { description: 'Liveness' } }, async () => ({ ok: true }))
+  }))
+  t.same(Object.keys(manifest.commands), ['health'])
 })
 
 const badNames: [unknown, RegExp][] = [

@@ -80,7 +80,6 @@ t.test('a name that cannot be derived names the route', async (t) => {
 })
 
 for (const [label, svc] of [
-  ['missing', {}],
   ['empty', { description: '' }],
   ['blank', { description: '   ' }],
   ['not a string', { description: 42 }]
@@ -89,6 +88,10 @@ for (const [label, svc] of [
     await t.rejects(ready(route(svc)), { code: 'FST_SVC_MISSING_DESCRIPTION', message: /route GET \/x \(svc\.description\) needs a non-empty "description"/ })
   })
 }
+
+t.test('svc.description missing with requireDescriptions: FST_SVC_MISSING_DESCRIPTION naming the route', async (t) => {
+  await t.rejects(ready(app({ requireDescriptions: true }, (fastify) => { fastify.get('/x', { svc: {} }, async () => ({})) })), { code: 'FST_SVC_MISSING_DESCRIPTION', message: /route GET \/x \(svc\.description\) needs a non-empty "description"/ })
+})
 
 t.test('event and channel options without a description', async (t) => {
   await t.rejects(ready(app({ events: { 'a.b': {} } })), { code: 'FST_SVC_MISSING_DESCRIPTION', message: /event "a\.b"/ })

@@ -50,8 +50,8 @@ t.test('svc fields win over the schema\'s', async (t) => {
   t.same(manifest.commands.search.tags, ['agents'])
 })
 
-t.test('without any description, the error says where one may come from', async (t) => {
-  await t.rejects(readyApp(t, {}, (app) => {
+t.test('without any description (and requireDescriptions), the error says where one may come from', async (t) => {
+  await t.rejects(readyApp(t, { requireDescriptions: true }, (app) => {
     app.get('/a', { schema: { tags: ['x'] }, svc: {} }, async () => ({}))
   }), { code: 'FST_SVC_MISSING_DESCRIPTION', message: /route GET \/a \(svc\.description\) needs a non-empty "description" string\. Set svc\.description, or give the route schema a description or summary\./ })
   await t.rejects(readyApp(t, {}, (app) => {
