@@ -5,7 +5,7 @@ import { readSchema } from '../schema/fluent.js'
 import { propertiesOf } from '../schema/schema.js'
 import { isPlainObject } from '../util/objects.js'
 import { svcParamsPlace } from './route-schemas.js'
-import type { CommandSource } from './sources.js'
+import { WHOLE_BODY_PARAM, type CommandSource } from './sources.js'
 
 /** The parts of a request a route validates, as Fastify names them. */
 type HttpPart = 'params' | 'querystring' | 'body'
@@ -61,23 +61,27 @@ function refusal (target: ExampleTarget, params: Record<string, unknown>): strin
   const missing = pathParamsOf(command.url).filter((param) => !param.optional && !Object.hasOwn(params, param.name)).map((param) => param.name)
   if (missing.length > 0) return `path param ${missing.map((name) => `"${name}"`).join(', ')} missing`
   const parts: Record<HttpPart, Record<string, unknown>> = { params: {}, querystring: {}, body: {} }
+  const wholeBody = command.paramSources.find((source) => source.wholeBody === true)
   for (const [name, value] of Object.entries(params)) {
     // Every param source is an object schema with properties: the collector refuses any other.
     const declared = command.paramSources.find((source) => Object.hasOwn(propertiesOf(source.schema) as object, name))
-    parts[PART_OF_PLACE[declared?.place ?? svcParamsPlace(command.method)]][name] = value
+    const place = declared?.place ?? (wholeBody === undefined ? svcParamsPlace(command.method) : 'query')
+    parts[PART_OF_PLACE[place]][name] = value
   }
   for (const part of ['params', 'querystring', 'body'] as const) {
     const schema = schemas[part]
     if (schema === undefined) continue
+    // The whole-body param is the body: left out, no body is sent.
+    const data = part === 'body' && wholeBody !== undefined ? parts.body[WHOLE_BODY_PARAM] : parts[part]
     // A GET, HEAD or DELETE call sends no body: the route's body schema does not see one.
     if (part === 'body' && svcParamsPlace(command.method) !== 'body' && Object.keys(parts.body).length === 0) continue
-    const reason = validate(target, part, readSchema(schema), parts[part])
+    const reason = validate(target, part, readSchema(schema), data)
     if (reason !== undefined) return reason
   }
   return undefined
 }
 
-function validate (target: ExampleTarget, part: HttpPart, schema: unknown, data: Record<string, unknown>): string | undefined {
+function validate (target: ExampleTarget, part: HttpPart, schema: unknown, data: unknown): string | undefined {
   const compile = target.compiler ?? (target.instance.validatorCompiler as FastifySchemaCompiler<unknown>)
   let check: (data: unknown) => unknown
   try {

@@ -3,7 +3,7 @@ import { FST_SVC_PARAMS_DECLARED_TWICE, FST_SVC_UNMAPPABLE_SCHEMA } from '../err
 import { isPlainObject } from '../util/objects.js'
 import { isObjectWithProperties, propertiesOf, type Schema } from '../schema/schema.js'
 import { readSchema } from '../schema/fluent.js'
-import type { CommandSource, ParamPlace, ParamSource } from './sources.js'
+import { WHOLE_BODY_PARAM, type CommandSource, type ParamPlace, type ParamSource } from './sources.js'
 import { invalid } from './checks.js'
 import { hasParams, pathParamsOf, type PathParam } from '../route-url.js'
 
@@ -87,7 +87,37 @@ export function addRouteParamSources (command: CommandSource, routeSchema: Recor
   if (routeSchema === undefined) return
   if (routeSchema.querystring !== undefined) addSchemaSource(command, routeSchema.querystring, 'schema.querystring', 'query')
   else if (routeSchema.query !== undefined) addSchemaSource(command, routeSchema.query, 'schema.query', 'query')
-  if (routeSchema.body !== undefined) addSchemaSource(command, routeSchema.body, 'schema.body', 'body')
+  if (routeSchema.body !== undefined) addBodySource(command, routeSchema.body)
+}
+
+/**
+ * The body's params: its properties, or, for a body schema that is not an object with properties (an
+ * array, a string, a map), the one param `body` carrying the whole body, required unless the schema lets
+ * a call send no body at all (it declares no type: `{}`, `Type.Unknown()`). A path or query param of that
+ * name would be ambiguous: refused.
+ */
+function addBodySource (command: CommandSource, body: unknown): void {
+  const schema = schemaObject(body, command.route, 'schema.body')
+  if (isObjectWithProperties(schema)) {
+    command.paramSources.push({ where: `${command.route} schema.body`, schema, place: 'body' })
+    return
+  }
+  const clash = command.paramSources.find((source) => Object.hasOwn(propertiesOf(source.schema) as object, WHOLE_BODY_PARAM))
+  if (clash !== undefined) {
+    throw new FST_SVC_PARAMS_DECLARED_TWICE(`route ${command.route}: its body schema is not an object with properties, so the whole body is the param "${WHOLE_BODY_PARAM}", and ${clash.where} also declares a param "${WHOLE_BODY_PARAM}". Rename that param, or give the body an object schema with properties.`)
+  }
+  // Null-prototype, as every properties map the plugin builds.
+  const properties: Record<string, Schema> = Object.create(null)
+  properties[WHOLE_BODY_PARAM] = schema
+  const wrapper = { type: 'object', properties, required: declaresNoType(schema) ? [] : [WHOLE_BODY_PARAM] }
+  command.paramSources.push({ where: `${command.route} schema`, schema: wrapper, place: 'body', wholeBody: true })
+}
+
+/** The keywords that decide which JSON values a schema takes; a schema with none takes any, a missing body too. */
+const TYPE_KEYWORDS = ['type', '$ref', 'const', 'enum', 'anyOf', 'oneOf', 'allOf', 'not', 'if']
+
+function declaresNoType (schema: Schema): boolean {
+  return TYPE_KEYWORDS.every((keyword) => schema[keyword] === undefined)
 }
 
 function addSchemaSource (command: CommandSource, schema: unknown, field: string, place: ParamPlace): void {

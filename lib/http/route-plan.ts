@@ -19,8 +19,13 @@ export interface RoutePlan {
   /** Null-prototype: a param called `__proto__` or `constructor` is looked up like any other. */
   places: Record<string, ParamPlace>
   extraPlace: 'query' | 'body'
-  /** POST, PUT and PATCH always get a JSON body (`{}` at least), so a body schema sees an object. */
+  /**
+   * POST, PUT and PATCH always get a JSON body (`{}` at least), so a body schema sees an object; not when
+   * the param `body` is the whole body, which a call leaves out to send none.
+   */
   alwaysBody: boolean
+  /** The param `body` is the whole JSON body. */
+  wholeBody: boolean
   /** The route's own `bodyLimit`, when it sets one. */
   bodyLimit?: number
   /** Called through `app.inject()` rather than on an inner request. */
@@ -47,6 +52,7 @@ export function planRoute (command: CommandRoute): RoutePlan {
     places,
     extraPlace: command.extraPlace,
     alwaysBody: command.extraPlace === 'body',
+    wholeBody: command.wholeBody,
     bodyLimit: command.bodyLimit,
     viaInject: command.viaInject
   }
@@ -96,14 +102,18 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>, m
     if (url.length > maxUrlLength) return tooLong(name, maxUrlLength)
   }
   let query = ''
-  let body: Record<string, unknown> | undefined
+  let body: unknown
   for (const name of Object.keys(params)) {
     const place = plan.places[name] ?? plan.extraPlace
     if (place === 'path') continue
     const value = params[name]
     if (place === 'body') {
-      body ??= Object.create(null) as Record<string, unknown>
-      body[name] = value
+      // Only the whole-body param goes to the body of such a command: every other goes to the query.
+      if (plan.wholeBody) body = value
+      else {
+        body ??= Object.create(null) as Record<string, unknown>
+        (body as Record<string, unknown>)[name] = value
+      }
       continue
     }
     const pairs = queryPairs(name, value)
