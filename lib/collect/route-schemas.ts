@@ -6,6 +6,7 @@ import { readSchema } from '../schema/fluent.js'
 import { WHOLE_BODY_PARAM, type CommandSource, type ParamPlace, type ParamSource } from './sources.js'
 import { invalid } from './checks.js'
 import { hasParams, pathParamsOf, type PathParam } from '../route-url.js'
+import { isHeaderParam } from '../manifest/invocation.js'
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH'])
 const RESPONSE_CODES = ['200', '201', '2xx']
@@ -79,11 +80,31 @@ function urlParamsSchema (params: PathParam[]): Schema {
 }
 
 /**
- * Params derived from the route's own schemas, in this order: path params, then `schema.querystring` (or
- * `schema.query`, which Fastify takes for it, after this hook), then `schema.body`.
+ * The header params: the properties of `schema.headers`, under the names it declares, but those that are
+ * never params (the connection's, the entity's, `authorization` and `cookie`: see isHeaderParam), which
+ * the schema of the source leaves out, from its `required` too. A headers schema without properties, or
+ * with none left, adds no source.
+ */
+export function addHeaderParamSource (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
+  if (routeSchema?.headers === undefined) return
+  const schema = schemaObject(routeSchema.headers, command.route, 'schema.headers')
+  const properties = propertiesOf(schema)
+  if (properties === undefined) return
+  const names = Object.keys(properties).filter(isHeaderParam)
+  if (names.length === 0) return
+  const kept: Record<string, unknown> = Object.create(null)
+  for (const name of names) kept[name] = properties[name]
+  const required = Array.isArray(schema.required) ? schema.required.filter((name) => names.includes(name)) : []
+  command.paramSources.push({ where: `${command.route} schema.headers`, schema: { ...schema, properties: kept, required }, place: 'header' })
+}
+
+/**
+ * Params derived from the route's own schemas, in this order: path params, then `schema.headers`, then
+ * `schema.querystring` (or `schema.query`, which Fastify takes for it, after this hook), then `schema.body`.
  */
 export function addRouteParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
   addPathParamSources(command, routeSchema)
+  addHeaderParamSource(command, routeSchema)
   if (routeSchema === undefined) return
   if (routeSchema.querystring !== undefined) addSchemaSource(command, routeSchema.querystring, 'schema.querystring', 'query')
   else if (routeSchema.query !== undefined) addSchemaSource(command, routeSchema.query, 'schema.query', 'query')

@@ -7,13 +7,13 @@ import type { SvcHints } from './svc-option.js'
  */
 export const DISPATCH_CONFIG = 'svcDispatch'
 
-/** Where a caller puts a param: in the URL path, the query string or the JSON body. */
-export type ParamPlace = 'path' | 'query' | 'body'
+/** Where a caller puts a param: in the URL path, a request header, the query string or the JSON body. */
+export type ParamPlace = 'path' | 'header' | 'query' | 'body'
 
 /** The param that carries a whole body that is not an object with properties (an array, a string, …). */
 export const WHOLE_BODY_PARAM = 'body'
 
-/** Where a command's params come from: path params first, then `svc.params` or the route's querystring and body schemas. */
+/** Where a command's params come from: path params first, then headers, then `svc.params` or the route's querystring and body schemas. */
 export interface ParamSource {
   where: string
   schema: Schema

@@ -86,7 +86,7 @@ t.test('a query or path param named "body" beside a whole body is a startup erro
   }), { code: 'FST_SVC_PARAMS_DECLARED_TWICE', message: /route POST \/import: its body schema is not an object with properties, so the whole body is the param "body", and POST \/import schema\.querystring also declares a param "body"\. Rename that param/ })
   await t.rejects(readyApp(t, {}, (app) => {
     app.put('/docs/:body', { schema: { summary: 'Doc', body: Type.String() }, svc: {} }, async () => ({}))
-  }), { code: 'FST_SVC_PARAMS_DECLARED_TWICE', message: /POST|PUT \/docs\/:body URL also declares a param "body"/ })
+  }), { code: 'FST_SVC_PARAMS_DECLARED_TWICE', message: /PUT \/docs\/:body URL also declares a param "body"/ })
 })
 
 t.test('an example whose whole body the route refuses is a startup error', async (t) => {
