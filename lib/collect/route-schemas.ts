@@ -44,7 +44,8 @@ export function installParams (routeOptions: RouteOptions, method: string, param
 
 /**
  * The path params, always params of the command: from `schema.params` when the route has it, then any
- * `:name` (or wildcard `*`) of the URL that it leaves out, as a string.
+ * `:name` (or wildcard `*`) of the URL that it leaves out, as a string. A param with a regexp in the URL
+ * (`:id(\\d+)`) carries it as `pattern`, anchored as the router applies it (see withUrlPatterns).
  */
 export function addPathParamSources (command: CommandSource, routeSchema: Record<string, unknown> | undefined): void {
   const fromUrl = hasParams(command.url) ? pathParamsOf(command.url) : NO_PATH_PARAMS
@@ -52,7 +53,7 @@ export function addPathParamSources (command: CommandSource, routeSchema: Record
   let declared: Record<string, unknown> | undefined
   if (routeSchema?.params !== undefined) {
     const schema = objectSchema(routeSchema.params, command.route, 'schema.params')
-    command.paramSources.push(pathSource(`${command.route} schema.params`, schema, optional))
+    command.paramSources.push(pathSource(`${command.route} schema.params`, withUrlPatterns(schema, fromUrl), optional))
     declared = propertiesOf(schema)
   }
   if (fromUrl.length === 0) return
@@ -61,6 +62,47 @@ export function addPathParamSources (command: CommandSource, routeSchema: Record
 }
 
 const NO_PATH_PARAMS: PathParam[] = []
+
+/**
+ * `schema.params` with the URL's regexps as the `pattern` of the params that have one, on copies (the
+ * user's schema is never written to). A param whose schema declares a `pattern` of its own must match
+ * both: the two become one pattern, the schema's searched for (as JSON Schema does) in the text the URL's
+ * matches whole, unless they are the same.
+ */
+function withUrlPatterns (schema: Schema, fromUrl: PathParam[]): Schema {
+  const properties = propertiesOf(schema) as Record<string, unknown>
+  let copy: Record<string, unknown> | undefined
+  for (const { name, pattern } of fromUrl) {
+    const usable = usablePattern(pattern)
+    const property = Object.hasOwn(properties, name) ? properties[name] : undefined
+    if (usable === undefined || !isPlainObject(property)) continue
+    copy ??= Object.assign(Object.create(null), properties) as Record<string, unknown>
+    copy[name] = { ...property, pattern: bothPatterns(property.pattern, usable) }
+  }
+  return copy === undefined ? schema : { ...schema, properties: copy }
+}
+
+/** The pattern a value matches when it matches the schema's `own` (searched) and the URL's (anchored). */
+function bothPatterns (own: unknown, url: string): string {
+  if (typeof own !== 'string' || own === url || `^${own}$` === url) return url
+  return `^(?=[\\s\\S]*?(?:${own}))(?:${url.slice(1, -1)})$`
+}
+
+/**
+ * The URL's pattern when JSON Schema validators can read it: they compile patterns with the `u` flag,
+ * which refuses some escapes the router's regexps allow (`\\-`). One they cannot is left out: the router
+ * still applies it.
+ */
+function usablePattern (pattern: string | undefined): string | undefined {
+  if (pattern === undefined) return undefined
+  try {
+    // eslint-disable-next-line no-new -- compiled only to see whether it compiles
+    new RegExp(pattern, 'u')
+    return pattern
+  } catch {
+    return undefined
+  }
+}
 
 function pathSource (where: string, schema: Schema, optional: ReadonlySet<string> | undefined): ParamSource {
   return optional === undefined ? { where, schema, place: 'path' } : { where, schema, place: 'path', optional }
@@ -75,7 +117,10 @@ function optionalNames (params: PathParam[]): ReadonlySet<string> | undefined {
 function urlParamsSchema (params: PathParam[]): Schema {
   // Null-prototype: a param named `__proto__` is a property like any other.
   const properties: Record<string, Schema> = Object.create(null)
-  for (const { name } of params) properties[name] = { type: 'string' }
+  for (const { name, pattern } of params) {
+    const usable = usablePattern(pattern)
+    properties[name] = usable === undefined ? { type: 'string' } : { type: 'string', pattern: usable }
+  }
   return { type: 'object', properties, required: params.filter((param) => !param.optional).map((param) => param.name) }
 }
 
