@@ -91,6 +91,9 @@ t.test('an example\'s header params are checked against the route\'s headers sch
   await t.rejects(readyApp(t, {}, (app) => {
     app.get('/tables', { schema: { summary: 'Tables', headers: PgHeaders }, svc: { examples: [{ params: { pg: '' } }] } }, async () => [])
   }), { code: 'FST_SVC_INVALID_EXAMPLE', message: /headers\/pg must NOT have fewer than 1 characters/ })
+  await t.resolves(readyApp(t, {}, (app) => {
+    app.get('/tables', { schema: { summary: 'Tables', headers: PgHeaders }, svc: { examples: [{ title: 'The caller sends pg', params: {} }] } }, async () => [])
+  }), 'an example without header params leaves the headers to the caller')
 })
 
 t.test('a headers schema without properties, or with only headers that are never params, adds none', async (t) => {
@@ -98,8 +101,10 @@ t.test('a headers schema without properties, or with only headers that are never
     app.get('/a', { schema: { summary: 'A', headers: { type: 'object' } }, svc: {} }, async () => ({}))
     app.get('/b', { schema: { summary: 'B', headers: Type.Object({ Authorization: Type.String(), host: Type.Optional(Type.String()) }) }, svc: {} }, async () => ({}))
     app.get('/c', { schema: { summary: 'C', headers: Type.Object({ 'x-tenant': Type.String() }) }, svc: { params: Type.Object({ q: Type.String() }) } }, async () => ({}))
+    app.get('/d', { schema: { summary: 'D', headers: { type: 'object', properties: { 'x-trace': { type: 'string' } } } }, svc: {} }, async () => ({}))
   }))
   t.same(manifest.commands.a, { description: 'A' })
   t.same(manifest.commands.b, { description: 'B' })
   t.same(manifest.commands.c.params, { 'x-tenant': { type: 'string', required: true }, q: { type: 'string', required: true } }, 'beside svc.params too')
+  t.same(manifest.commands.d.params, { 'x-trace': { type: 'string', required: false } }, 'a headers schema that requires nothing')
 })

@@ -93,4 +93,11 @@ t.test('an example whose whole body the route refuses is a startup error', async
   await t.rejects(readyApp(t, {}, (app) => {
     app.post('/tags/bulk', { schema: { summary: 'Bulk', body: Type.Array(Tag, { minItems: 1 }) }, svc: { examples: [{ params: { body: [] } }] } }, async () => ({}))
   }), { code: 'FST_SVC_INVALID_EXAMPLE', message: /body must NOT have fewer than 1 items/ })
+  const manifest = await fetchManifest(await readyApp(t, {}, (app) => {
+    app.post('/tags/bulk', {
+      schema: { summary: 'Bulk', body: Type.Array(Tag) },
+      svc: { examples: [{ params: { body: [{ name: 'a' }], verbose: true } }] }
+    }, async () => ({}))
+  }))
+  t.same(manifest.commands['tags.bulk'].examples, [{ params: { body: [{ name: 'a' }], verbose: true } }], 'an undeclared param goes to the query string, not into the array body')
 })
