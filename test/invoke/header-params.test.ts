@@ -108,3 +108,14 @@ t.test('a headers schema without properties, or with only headers that are never
   t.same(manifest.commands.c.params, { 'x-tenant': { type: 'string', required: true }, q: { type: 'string', required: true } }, 'beside svc.params too')
   t.same(manifest.commands.d.params, { 'x-trace': { type: 'string', required: false } }, 'a headers schema that requires nothing')
 })
+
+t.test('an app hook that fills in a default header on every request, the execute request too: the param still wins', async (t) => {
+  const app = await readyApp(t, {}, (app) => {
+    app.addHook('onRequest', async (request) => {
+      request.headers.pg ??= 'postgres://default'
+    })
+    app.get('/schemas', { schema: { summary: 'Schemas', headers: Type.Object({ pg: Type.String() }) }, svc: {} }, async (request) => ({ pg: request.headers.pg }))
+  })
+  t.same((await execute(app, 'schemas', { pg: 'postgres://given' })).json(), { ok: true, result: { pg: 'postgres://given' } })
+  t.same((await execute(app, 'schemas', {})).json(), { ok: true, result: { pg: 'postgres://default' } })
+})
