@@ -7,22 +7,24 @@
 
 export type UrlPart =
   | { readonly kind: 'literal', readonly text: string }
-  | { readonly kind: 'param', readonly name: string, readonly optional: boolean }
+  | { readonly kind: 'param', readonly name: string, readonly optional: boolean, readonly pattern?: string }
 
 export interface PathParam {
   name: string
   /** A last `:name?`, which find-my-way also matches without it. */
   optional: boolean
+  /** The regexp of `:name(regexp)`, anchored as the router applies it to the param's text: `^\d+$`. */
+  pattern?: string
 }
 
 /** The URL as static text and params, in order. Adjacent static text is one part. */
 export function parseRouteUrl (url: string): UrlPart[] {
   const parts: UrlPart[] = []
   let literal = ''
-  const param = (name: string, optional: boolean): void => {
+  const param = (name: string, optional: boolean, pattern?: string): void => {
     if (literal !== '') parts.push({ kind: 'literal', text: literal })
     literal = ''
-    parts.push({ kind: 'param', name, optional })
+    parts.push(pattern === undefined ? { kind: 'param', name, optional } : { kind: 'param', name, optional, pattern })
   }
   for (let index = 0; index < url.length; index++) {
     const char = url[index]
@@ -38,9 +40,10 @@ export function parseRouteUrl (url: string): UrlPart[] {
       let end = index + 1
       while (end < url.length && !'(-./?'.includes(url[end])) end++
       const name = url.slice(index + 1, end)
+      const start = end
       end = skipRegexp(url, end)
       const optional = url[end] === '?'
-      param(name, optional)
+      param(name, optional, end === start ? undefined : anchored(url.slice(start, end)))
       index = optional ? end : end - 1
     } else {
       param('*', false)
@@ -67,9 +70,23 @@ export function hasParams (url: string): boolean {
 export function pathParamsOf (url: string): PathParam[] {
   const params: PathParam[] = []
   for (const part of parseRouteUrl(url)) {
-    if (part.kind === 'param' && part.name !== '') params.push({ name: part.name, optional: part.optional })
+    if (part.kind === 'param' && part.name !== '') {
+      params.push(part.pattern === undefined ? { name: part.name, optional: part.optional } : { name: part.name, optional: part.optional, pattern: part.pattern })
+    }
   }
   return params
+}
+
+/**
+ * A param's `(regexp)` as find-my-way applies it: a leading `^` and a trailing `$` inside the brackets are
+ * dropped, and the param's whole text must match what is left. An alternation is grouped so that the anchors
+ * hold for every branch.
+ */
+function anchored (bracketed: string): string {
+  let inner = bracketed.slice(1, -1)
+  if (inner.startsWith('^')) inner = inner.slice(1)
+  if (inner.endsWith('$')) inner = inner.slice(0, -1)
+  return inner.includes('|') ? `^(?:${inner})$` : `^${inner}$`
 }
 
 /** Past a `(regexp)` that starts at `start`, to its matching bracket; `\\` escapes one character. */

@@ -9,14 +9,19 @@ export interface CommandRoute {
   readonly method: string
   /** The route's URL as registered, prefix included, e.g. `/carts/:id/items`. */
   readonly url: string
-  /** Where params the command does not declare go: the body for POST, PUT and PATCH, else the query. */
+  /**
+   * Where params the command does not declare go: the body for POST, PUT and PATCH, else the query; the
+   * query when the body is the whole-body param `body`.
+   */
   readonly extraPlace: 'query' | 'body'
+  /** The param `body` carries the whole body (the route's body schema is not an object with properties). */
+  readonly wholeBody: boolean
   /** The route requires a bearer credential (`svc.auth: 'required'`). */
   readonly auth: boolean
   /** The route's own `bodyLimit`, when it sets one; else the server's applies. */
   readonly bodyLimit?: number
   /** The object schemas the params come from, as the route validates them, path params first. */
-  readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace, readonly optional?: ReadonlySet<string> }>
+  readonly paramSchemas: ReadonlyArray<{ readonly schema: Schema, readonly place: ParamPlace, readonly optional?: ReadonlySet<string>, readonly wholeBody?: true }>
   /** The route's own success response schema (`200`, `201` or `2xx`), as Fastify serializes the result with it; MCP's output schema. */
   readonly response?: Schema
   /** Calls go through `app.inject()` (a websocket route, or `config: { svcDispatch: 'inject' }`). */
@@ -25,11 +30,13 @@ export interface CommandRoute {
 
 /** What the catalog keeps of a command to call its route. */
 export function commandRouteOf (name: string, source: CommandSource): CommandRoute {
+  const wholeBody = source.paramSources.some((paramSource) => paramSource.wholeBody === true)
   return {
     name,
     method: source.method,
     url: source.url,
-    extraPlace: svcParamsPlace(source.method),
+    extraPlace: wholeBody ? 'query' : svcParamsPlace(source.method),
+    wholeBody,
     auth: source.auth === 'required',
     bodyLimit: source.bodyLimit,
     paramSchemas: source.paramSources,

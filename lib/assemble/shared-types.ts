@@ -1,6 +1,6 @@
 import { isPlainObject } from '../util/objects.js'
 import { TYPE_REFERENCE_PATTERN } from '../manifest/names.js'
-import { JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
+import { READER_BUILT_IN_TYPES } from '../manifest/keywords.js'
 import { isFluentSchema, readSchema } from '../schema/fluent.js'
 import type { Schema } from '../schema/schema.js'
 
@@ -24,7 +24,7 @@ export class SharedTypes {
     const shared = Object.hasOwn(this.schemas, id) ? this.schemas[id] : undefined
     if (!isPlainObject(shared) && !isFluentSchema(shared)) return undefined
     const schema = readSchema(shared) as Schema
-    if (!TYPE_REFERENCE.test(id) || JSON_SCHEMA_TYPES.has(id)) return schema
+    if (!TYPE_REFERENCE.test(id) || READER_BUILT_IN_TYPES.has(id)) return schema
     if (!this.found.has(id)) this.found.set(id, schema)
     return id
   }

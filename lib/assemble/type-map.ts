@@ -3,14 +3,15 @@ import { FST_SVC_UNKNOWN_REF, FST_SVC_UNMAPPABLE_SCHEMA } from '../errors.js'
 import type { ManifestField, ManifestParam, ManifestProperty } from '../manifest/types.js'
 import type { SharedTypes } from './shared-types.js'
 import { isPlainObject } from '../util/objects.js'
-import { COPIED_KEYWORDS, MANIFEST_PRIMITIVES } from '../manifest/keywords.js'
+import { ANY_TYPE, COPIED_KEYWORDS, MANIFEST_BUILT_IN_TYPES, MANIFEST_PRIMITIVES } from '../manifest/keywords.js'
 import { MAX_DEPTH } from '../schema/keywords.js'
 import { propertiesOf, refName, type Schema, type TypeNames } from '../schema/schema.js'
 import { setOwn } from '../util/own-key.js'
 import { jsonCopy } from '../schema/json-values.js'
 
 /**
- * The manifest type name of a schema: a primitive, or the name of a registered type.
+ * The manifest type name of a schema: a primitive, `any` for a schema that allows any JSON value (it
+ * declares no type: `{}`, `Type.Unknown()`), or the name of a registered type.
  * `where` names the command and field for error messages.
  */
 export function typeNameOf (schema: unknown, types: SchemaLookup, where: string): string {
@@ -22,7 +23,7 @@ export function typeNameOf (schema: unknown, types: SchemaLookup, where: string)
   const found = rawCandidates(node, types, where, 0)
   if (found.size > 1) found.delete('null')
   if (found.size === 1) return [...found][0]
-  const many = found.size > 1 ? `it allows ${[...found].join(', ')}` : 'it declares no type'
+  const many = found.size > 1 ? `it allows ${[...found].join(', ')}` : 'it allows no value'
   throw new FST_SVC_UNMAPPABLE_SCHEMA(`${where}: ${many}. Give it exactly one type (nullable and enums of one type are fine).`)
 }
 
@@ -56,7 +57,8 @@ function rawCandidates (schema: unknown, types: SchemaLookup, where: string, dep
   const branches = node.anyOf ?? node.oneOf
   if (Array.isArray(branches)) return union(branches, types, where, depth)
   if (Array.isArray(node.allOf)) return intersection(node.allOf, types, where, depth)
-  return new Set()
+  // No keyword that decides a type: any JSON value is allowed.
+  return new Set([ANY_TYPE])
 }
 
 /**
@@ -97,21 +99,27 @@ function union (branches: unknown[], types: SchemaLookup, where: string, depth: 
   for (const branch of branches) {
     // `false` admits nothing, so it adds no type; `true` admits anything, which rawCandidates refuses.
     if (branch === false) continue
-    for (const type of rawCandidates(branch, types, where, depth + 1)) found.add(type)
+    const own = rawCandidates(branch, types, where, depth + 1)
+    // A branch that allows any value makes the union allow any value.
+    if (own.has(ANY_TYPE)) return own
+    for (const type of own) found.add(type)
   }
   return found
 }
 
-/** `allOf` admits only what every branch admits; branches without a type (boolean ones too) constrain nothing. */
+/**
+ * `allOf` admits only what every branch admits; branches without a type (boolean ones too) constrain
+ * nothing, and when none has one, any value is allowed.
+ */
 function intersection (branches: unknown[], types: SchemaLookup, where: string, depth: number): Set<string> {
   let found: Set<string> | undefined
   for (const branch of branches) {
     if (typeof branch === 'boolean') continue
     const own = rawCandidates(branch, types, where, depth + 1)
-    if (own.size === 0) continue
+    if (own.has(ANY_TYPE)) continue
     found = found === undefined ? own : new Set([...found].filter((type) => own.has(type)))
   }
-  return found ?? new Set()
+  return found ?? new Set([ANY_TYPE])
 }
 
 /** What the mapping looks a type up by: a registered type, or a schema shared with `app.addSchema`. */
@@ -125,8 +133,8 @@ export interface SchemaLookup extends Pick<TypeNames, 'has' | 'nameOfId' | 'name
  * a schema with its own `$id` inside it), or a union of several types
  * (`items: { anyOf: [{ type: 'string' }, { type: 'number' }] }`):
  * - `'leave-out'`: that part is the route's to check, so the manifest leaves it out (an array without
- *   `items`, an object without `properties`) rather than describe it wrongly or refuse a route Fastify
- *   validates. The field itself is still described. Params, return types and event fields.
+ *   `items`; a property as `any`, beside its siblings described as usual) rather than describe it wrongly
+ *   or refuse a route Fastify validates. The field itself is still described. Params and return types.
  * - `'refuse'`: the part is refused with the error naming it: a type's own property or items are the
  *   type's fields, not a detail of one. Parts deeper down are left out as above.
  * At the top level, a schema the manifest cannot name is always an error naming it.
@@ -169,7 +177,7 @@ export function describeField (schema: unknown, mode: DescribeMode, context: Des
   const field: ManifestField = { type }
   if (required !== undefined) (field as ManifestProperty).required = required
   if (node.default !== undefined) field.default = jsonCopy(node.default, `${where} default`)
-  if (!MANIFEST_PRIMITIVES.has(type)) {
+  if (!MANIFEST_BUILT_IN_TYPES.has(type)) {
     if (typeof node.description === 'string') field.description = node.description
     return field
   }
@@ -193,7 +201,7 @@ export function describeField (schema: unknown, mode: DescribeMode, context: Des
     if (items !== undefined) field.items = items
   }
   if (type === 'object' && propertiesOf(body) !== undefined) {
-    const properties = nested(mode, propertiesOfSchema(body, { types, where, depth: depth + 1 }))
+    const properties = nested(mode, propertiesOfSchema(body, { types, where, depth: depth + 1 }, mode))
     if (properties !== undefined) field.properties = properties
   }
   return field
@@ -278,20 +286,31 @@ function allowedValues (node: Schema): unknown[] | undefined {
 }
 
 /**
- * The property descriptors of an object schema, in declaration order, or the first property the manifest
- * cannot name. `required` means the caller must send it: listed in `required` and without a `default`
- * (Fastify's Ajv fills defaults in before it checks `required`). A property named `__proto__` is a property
- * like any other (see setOwn).
+ * The property descriptors of an object schema, in declaration order. `required` means the caller must
+ * send it: listed in `required` and without a `default` (Fastify's Ajv fills defaults in before it checks
+ * `required`). A property the manifest cannot name with one type is, with `'refuse'`, the error returned;
+ * with `'leave-out'`, described as `any` (its name, `required` and description kept), the route's to check,
+ * and the other properties are described as usual. A property named `__proto__` is a property like any
+ * other (see setOwn).
  */
-function propertiesOfSchema (schema: Schema, context: Omit<DescribeContext, 'required'>): Record<string, ManifestProperty> | Unnamed {
+function propertiesOfSchema (schema: Schema, context: Omit<DescribeContext, 'required'>, mode: DescribeMode): Record<string, ManifestProperty> | Unnamed {
   const properties = propertiesOf(schema) as Record<string, unknown>
   const out: Record<string, ManifestProperty> = {}
   for (const name of Object.keys(properties)) {
-    const property = describeField(properties[name], 'leave-out', { ...context, where: `${context.where}.${name}`, required: isRequired(schema, name, properties[name]) })
-    if (isUnnamed(property)) return property
-    setOwn(out, name, property)
+    const required = isRequired(schema, name, properties[name])
+    const property = describeField(properties[name], 'leave-out', { ...context, where: `${context.where}.${name}`, required })
+    if (!isUnnamed(property)) setOwn(out, name, property)
+    else if (mode === 'refuse') return property
+    else setOwn(out, name, unnamedProperty(properties[name], required))
   }
   return out
+}
+
+/** A property whose type the manifest cannot name, as `any`: what a caller still learns of it. */
+function unnamedProperty (schema: unknown, required: boolean): ManifestProperty {
+  const property: ManifestProperty = { type: ANY_TYPE, required }
+  if (isPlainObject(schema) && typeof schema.description === 'string') property.description = schema.description
+  return property
 }
 
 function isRequired (schema: Schema, name: string, property: unknown): boolean {
@@ -312,7 +331,7 @@ export function describeType (schema: Schema, types: SchemaLookup, where: string
 
 /** `{ field: descriptor }` for every property of an object schema (an event's data), with `required`. */
 export function fieldsOf (schema: Schema, types: SchemaLookup, where: string): Record<string, ManifestProperty> {
-  return propertiesOf(schema) === undefined ? {} : named(propertiesOfSchema(schema, { types, where, depth: 1 }))
+  return propertiesOf(schema) === undefined ? {} : named(propertiesOfSchema(schema, { types, where, depth: 1 }, 'refuse'))
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { ManifestCommand, ManifestParam, ManifestTypeRef, ManifestHints } from '../manifest/types.js'
 import { diffEntries, eachName, show, type ChangeLog } from './changes.js'
-import { diffDetails, mustBeSupplied } from './diff-fields.js'
+import { diffDetails, mustBeSupplied, retypeBreaks } from './diff-fields.js'
 
 export function diffCommands (log: ChangeLog, before: Record<string, ManifestCommand>, after: Record<string, ManifestCommand>): void {
   diffEntries(log, 'command', before, after, (name, old, now) => diffCommand(log, name, old, now))
@@ -37,7 +37,7 @@ function diffParam (log: ChangeLog, command: string, param: string, old: Manifes
   const name = `${command}(${param})`
   const subject = `command ${command}: param ${param}`
   const retyped = old.type !== now.type
-  if (retyped) log.add(true, 'param.type-changed', name, `${subject} is now ${now.type} instead of ${old.type}`)
+  if (retyped) log.add(retypeBreaks(now.type), 'param.type-changed', name, `${subject} is now ${now.type} instead of ${old.type}`)
   if (old.required !== now.required) {
     const [was, is] = now.required ? ['optional', 'required'] : ['required', 'optional']
     log.add(now.required, 'param.required-changed', name, `${subject} is now ${is} instead of ${was}`)

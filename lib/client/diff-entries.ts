@@ -1,6 +1,6 @@
 import type { ManifestChannel, ManifestEvent, ManifestProperty, ManifestType } from '../manifest/types.js'
 import { diffEntries, eachName, type ChangeLog } from './changes.js'
-import { diffOwnDetails, diffPropertyDetails, mustBeSupplied, type Where } from './diff-fields.js'
+import { diffOwnDetails, diffPropertyDetails, mustBeSupplied, retypeBreaks, type Where } from './diff-fields.js'
 
 type Fields = Record<string, ManifestProperty>
 
@@ -42,7 +42,7 @@ function diffKept (log: ChangeLog, changes: FieldChanges, where: (field: string)
 }
 
 /**
- * Removing or retyping a field breaks readers; adding one does not. (An event is only read, so even a new
+ * Removing or retyping a field (to `any` too) breaks readers; adding one does not. (An event is only read, so even a new
  * required data field is not breaking; a type can be a param, where one is: see `diffType`.)
  */
 function breaksReaders (changes: FieldChanges): boolean {
@@ -87,8 +87,10 @@ function diffType (log: ChangeLog, name: string, old: ManifestType, now: Manifes
   const fields = compareFields(old.properties, now.properties)
   const retyped = old.type !== now.type
   const summary = [...(retyped ? [`is now ${now.type} instead of ${old.type}`] : []), ...fieldSummary(fields, 'property')]
-  // A type can be the type of a param: a property its callers must now supply breaks them.
-  const breaking = retyped || breaksReaders(fields) || fields.addedRequired.length > 0
+  // A type can be the type of a param: a property its callers must now supply breaks them, as does a new
+  // type, unless it is `any`.
+  const breaking = (retyped && retypeBreaks(now.type)) || fields.removed.length > 0 ||
+    fields.retyped.some(({ to }) => retypeBreaks(to)) || fields.addedRequired.length > 0
   if (summary.length > 0) log.add(breaking, 'type.changed', name, `type ${name}: ${summary.join('; ')}`)
   logRedescribed(log, name, `type ${name}`, fields.redescribed)
   if (!retyped) diffOwnDetails(log, { name, subject: `type ${name}`, path: `types.${name}` }, old, now)

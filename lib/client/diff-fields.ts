@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import { DESCRIPTOR_KEYWORDS } from '../manifest/keywords.js'
+import { ANY_TYPE, DESCRIPTOR_KEYWORDS } from '../manifest/keywords.js'
 import type { ManifestField, ManifestProperty } from '../manifest/types.js'
 import { eachName, show, type ChangeLog } from './changes.js'
 
@@ -7,8 +7,8 @@ import { eachName, show, type ChangeLog } from './changes.js'
  * The descriptors of a field compared in depth: its constraints (`enum`, `format`, `pattern`, the bounds),
  * its `items` and its `properties`, however deep. A field is judged as a value a client sends: whatever
  * refuses a value that was accepted before (a narrowed `enum`, a tightened bound, a new `pattern` or
- * `format`, a new required property) breaks; the reverse does not. A type can be a param and a result at
- * once, so every field is judged the same way.
+ * `format`, a new required property, a type where there was `any`) breaks; the reverse (a field that becomes
+ * `any`) does not. A type can be a param and a result at once, so every field is judged the same way.
  */
 
 /** Where a field is: the change's `name`, the start of its message, and its dotted path in the manifest. */
@@ -61,6 +61,11 @@ export function diffPropertyDetails (log: ChangeLog, where: Where, old: Manifest
   if (old.type === now.type) diffDetails(log, where, old, now)
 }
 
+/** A new type breaks a caller unless it is `any`, which takes every value the old type took. */
+export function retypeBreaks (now: string): boolean {
+  return now !== ANY_TYPE
+}
+
 /** An added property breaks a caller when it must be supplied: required, without a default. */
 export function mustBeSupplied (property: ManifestProperty): boolean {
   return property.required && property.default === undefined
@@ -79,7 +84,7 @@ function diffProperties (log: ChangeLog, where: Where, before?: Record<string, M
     },
     kept: (key, old, now) => {
       const at = propertyOf(where, key)
-      if (old.type !== now.type) log.add(true, 'field.type-changed', where.name, `${at.subject} is now ${now.type} instead of ${old.type}`, `${at.path}.type`)
+      if (old.type !== now.type) log.add(retypeBreaks(now.type), 'field.type-changed', where.name, `${at.subject} is now ${now.type} instead of ${old.type}`, `${at.path}.type`)
       if (old.description !== now.description) log.add(false, 'description.changed', where.name, `${at.subject}: description changed`, `${at.path}.description`)
       diffPropertyDetails(log, at, old, now)
     }
@@ -91,7 +96,7 @@ function diffItems (log: ChangeLog, where: Where, old?: ManifestField, now?: Man
   const at = itemsOf(where)
   if (old === undefined || now === undefined || old.type !== now.type) {
     if (old?.type === now?.type) return
-    log.add(now !== undefined, 'field.type-changed', where.name, `${at.subject} is now ${now?.type ?? 'anything'} instead of ${old?.type ?? 'anything'}`, `${at.path}.type`)
+    log.add(now !== undefined && retypeBreaks(now.type), 'field.type-changed', where.name, `${at.subject} is now ${now?.type ?? 'anything'} instead of ${old?.type ?? 'anything'}`, `${at.path}.type`)
     return
   }
   if (old.description !== now.description) log.add(false, 'description.changed', where.name, `${at.subject}: description changed`, `${at.path}.description`)

@@ -2,7 +2,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import { FST_SVC_MULTI_METHOD, FST_SVC_UNKNOWN_REF } from '../errors.js'
 import { isPlainObject } from '../util/objects.js'
 import { refName, type TypeNames } from '../schema/schema.js'
-import { addPathParamSources, addRouteParamSources, installParams, responseSchema, svcParamsPlace } from './route-schemas.js'
+import { addHeaderParamSource, addPathParamSources, addRouteParamSources, installParams, responseSchema, svcParamsPlace } from './route-schemas.js'
 import { inspectSchema } from '../schema/check.js'
 import { DISPATCH_CONFIG, type CommandSource } from './sources.js'
 import { checkExamples, exampleTarget, type ExampleTarget } from './examples.js'
@@ -74,6 +74,7 @@ export class RouteCollector {
     if (command.svcParams !== undefined) {
       const where = `${command.route} svc.params`
       addPathParamSources(command, routeSchema)
+      addHeaderParamSource(command, routeSchema)
       // Checked whole before it becomes the route's validation schema, whose compiler would fail on it later.
       this.assertRefsKnown(inspectSchema(command.svcParams, where), where)
       installParams(routeOptions, method, command.svcParams, command.route)

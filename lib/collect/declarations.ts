@@ -12,16 +12,16 @@ import { requireAboutAndChannels, type Config } from '../options.js'
 import { isPlainObject } from '../util/objects.js'
 import { assertDescription, assertName } from './checks.js'
 import { inspectSchema } from '../schema/check.js'
-import { JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
+import { READER_BUILT_IN_TYPES } from '../manifest/keywords.js'
 
 export interface EventEntry { description: string, data?: Schema }
 export interface ChannelEntry { description: string, authorize?: SvcChannelAuthorize }
 
 /**
- * Names a type cannot have: the manifest's own type names (and `integer`, which maps to one), and the
+ * Names a type cannot have: the manifest's own type names (`any` among them, and `integer`, which maps to one), and the
  * names JavaScript's `typeof` gives values JSON cannot hold, which a manifest never serves as types.
  */
-const RESERVED_TYPE_NAMES = new Set([...JSON_SCHEMA_TYPES, 'undefined', 'bigint', 'symbol', 'function'])
+const RESERVED_TYPE_NAMES = new Set([...READER_BUILT_IN_TYPES, 'undefined', 'bigint', 'symbol', 'function'])
 /**
  * Names a type cannot have because it is shared with Fastify under its name, and Fastify's shared schemas
  * (and Ajv's) are looked up in plain objects, where these names are taken by `Object.prototype`: a `$ref`

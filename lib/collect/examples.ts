@@ -5,11 +5,11 @@ import { readSchema } from '../schema/fluent.js'
 import { propertiesOf } from '../schema/schema.js'
 import { isPlainObject } from '../util/objects.js'
 import { svcParamsPlace } from './route-schemas.js'
-import type { CommandSource } from './sources.js'
+import { WHOLE_BODY_PARAM, type CommandSource } from './sources.js'
 
 /** The parts of a request a route validates, as Fastify names them. */
-type HttpPart = 'params' | 'querystring' | 'body'
-const PART_OF_PLACE = { path: 'params', query: 'querystring', body: 'body' } as const
+type HttpPart = 'params' | 'headers' | 'querystring' | 'body'
+const PART_OF_PLACE = { path: 'params', header: 'headers', query: 'querystring', body: 'body' } as const
 
 /** What checking a command's examples needs of its route, copied at `onRoute` time. */
 export interface ExampleTarget {
@@ -31,6 +31,9 @@ export function exampleTarget (instance: FastifyInstance, routeOptions: RouteOpt
   const querystring = schema.querystring ?? schema.query
   if (querystring !== undefined) schemas.querystring = querystring
   if (schema.body !== undefined) schemas.body = schema.body
+  // The header params' own schema: the headers that are never params (`authorization`, …) are the caller's.
+  const headers = command.paramSources.find((source) => source.place === 'header')
+  if (headers !== undefined) schemas.headers = headers.schema
   const target: ExampleTarget = { command, examples, instance, schemas }
   if (routeOptions.validatorCompiler !== undefined) target.compiler = routeOptions.validatorCompiler as FastifySchemaCompiler<unknown>
   return target
@@ -39,8 +42,8 @@ export function exampleTarget (instance: FastifyInstance, routeOptions: RouteOpt
 /**
  * Checks every example's params with the validators the route itself uses (the compiler of the context it
  * was registered in, or its own), each param placed as a call through execute places it: path params in
- * the URL, the others where the command's params declare them, else in the body (POST, PUT, PATCH) or the
- * query string. Runs at `ready()`, after Fastify compiled the routes, so the compiler knows every shared schema.
+ * the URL, the others where the command's params declare them (header params against the headers schema
+ * less the headers that are never params), else in the body (POST, PUT, PATCH) or the query string. Runs at `ready()`, after Fastify compiled the routes, so the compiler knows every shared schema.
  */
 export function checkExamples (targets: readonly ExampleTarget[]): Error[] {
   const problems: Error[] = []
@@ -60,24 +63,30 @@ function refusal (target: ExampleTarget, params: Record<string, unknown>): strin
   const { command, schemas } = target
   const missing = pathParamsOf(command.url).filter((param) => !param.optional && !Object.hasOwn(params, param.name)).map((param) => param.name)
   if (missing.length > 0) return `path param ${missing.map((name) => `"${name}"`).join(', ')} missing`
-  const parts: Record<HttpPart, Record<string, unknown>> = { params: {}, querystring: {}, body: {} }
+  const parts: Record<HttpPart, Record<string, unknown>> = { params: {}, headers: {}, querystring: {}, body: {} }
+  const wholeBody = command.paramSources.find((source) => source.wholeBody === true)
   for (const [name, value] of Object.entries(params)) {
     // Every param source is an object schema with properties: the collector refuses any other.
     const declared = command.paramSources.find((source) => Object.hasOwn(propertiesOf(source.schema) as object, name))
-    parts[PART_OF_PLACE[declared?.place ?? svcParamsPlace(command.method)]][name] = value
+    const place = declared?.place ?? (wholeBody === undefined ? svcParamsPlace(command.method) : 'query')
+    parts[PART_OF_PLACE[place]][name] = value
   }
-  for (const part of ['params', 'querystring', 'body'] as const) {
+  for (const part of ['params', 'headers', 'querystring', 'body'] as const) {
     const schema = schemas[part]
     if (schema === undefined) continue
+    // The whole-body param is the body: left out, no body is sent.
+    const data = part === 'body' && wholeBody !== undefined ? parts.body[WHOLE_BODY_PARAM] : parts[part]
     // A GET, HEAD or DELETE call sends no body: the route's body schema does not see one.
     if (part === 'body' && svcParamsPlace(command.method) !== 'body' && Object.keys(parts.body).length === 0) continue
-    const reason = validate(target, part, readSchema(schema), parts[part])
+    // Without header params, the caller's own headers (an API key, say) are what the route sees.
+    if (part === 'headers' && Object.keys(parts.headers).length === 0) continue
+    const reason = validate(target, part, readSchema(schema), data)
     if (reason !== undefined) return reason
   }
   return undefined
 }
 
-function validate (target: ExampleTarget, part: HttpPart, schema: unknown, data: Record<string, unknown>): string | undefined {
+function validate (target: ExampleTarget, part: HttpPart, schema: unknown, data: unknown): string | undefined {
   const compile = target.compiler ?? (target.instance.validatorCompiler as FastifySchemaCompiler<unknown>)
   let check: (data: unknown) => unknown
   try {

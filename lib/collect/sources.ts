@@ -7,10 +7,13 @@ import type { SvcHints } from './svc-option.js'
  */
 export const DISPATCH_CONFIG = 'svcDispatch'
 
-/** Where a caller puts a param: in the URL path, the query string or the JSON body. */
-export type ParamPlace = 'path' | 'query' | 'body'
+/** Where a caller puts a param: in the URL path, a request header, the query string or the JSON body. */
+export type ParamPlace = 'path' | 'header' | 'query' | 'body'
 
-/** Where a command's params come from: path params first, then `svc.params` or the route's querystring and body schemas. */
+/** The param that carries a whole body that is not an object with properties (an array, a string, …). */
+export const WHOLE_BODY_PARAM = 'body'
+
+/** Where a command's params come from: path params first, then headers, then `svc.params` or the route's querystring and body schemas. */
 export interface ParamSource {
   where: string
   schema: Schema
@@ -18,6 +21,11 @@ export interface ParamSource {
   place: ParamPlace
   /** Path params the URL lets a caller leave out (a last `:name?`): the only ones not required. */
   optional?: ReadonlySet<string>
+  /**
+   * The route's body schema is not an object with properties: `schema` is an object whose one property,
+   * `body` (WHOLE_BODY_PARAM), is that body schema, and the param's value is the whole body.
+   */
+  wholeBody?: true
 }
 
 /** What the manifest needs of one tagged route, copied at `onRoute` time (Fastify mutates the options later). */

@@ -56,7 +56,7 @@ export class Dispatcher {
     if (isAborted(signal)) return CANCELLED
     const limit = bounds.maxBytes ?? this.maxResultBytes
     const { payload, url } = planned
-    const call = { method: plan.method, url, payload, headers: forwardedHeaders(request, payload), caller: request, limit, signal }
+    const call = { method: plan.method, url, payload, headers: forwardedHeaders(request, payload, planned.headers), caller: request, limit, signal }
     const ended = await (plan.viaInject ? this.injector : this.router).call(call)
     if (ended === 'over-budget') {
       return { ...refusal(413, 'PAYLOAD_TOO_LARGE', `Command "${command}": its route's response passed ${limit} bytes (invoke.maxResultBytes), and was cut off there.`), overBudget: true }

@@ -1,23 +1,19 @@
 import type { FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
+import { CONNECTION_HEADERS, ENTITY_HEADERS } from '../manifest/invocation.js'
 
-/**
- * Request headers of the caller's connection, not of the request: the plugin never hands them on, to an
- * inner command call or to the MCP handler.
- */
-const CONNECTION_HEADERS = ['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']
-
+/** The plugin never hands the connection's headers on, to an inner command call or to the MCP handler. */
 const HOP_BY_HOP: ReadonlySet<string> = new Set(CONNECTION_HEADERS)
 
-/** Besides those of the connection, what describes the caller's own body: an inner call sends its own. */
-const NOT_FORWARDED: ReadonlySet<string> = new Set([...CONNECTION_HEADERS, 'content-type', 'content-encoding', 'expect', 'accept-encoding'])
+const NOT_FORWARDED: ReadonlySet<string> = new Set([...CONNECTION_HEADERS, ...ENTITY_HEADERS])
 
 /**
- * The caller's headers for an inner command call: less hop-by-hop, proxy and entity headers, with those of
- * the call's own JSON `payload`. Node keeps only the first of repeated `Authorization` headers; all of them
- * are passed on, so the route refuses the ambiguity as it would.
+ * The caller's headers for an inner command call: less hop-by-hop, proxy and entity headers, then the
+ * command's header params (`params`, lower-case names), which win over the caller's own header of the same
+ * name, then those of the call's own JSON `payload`. Node keeps only the first of repeated `Authorization`
+ * headers; all of them are passed on, so the route refuses the ambiguity as it would.
  */
-export function forwardedHeaders (request: FastifyRequest, payload: string | undefined): IncomingHttpHeaders {
+export function forwardedHeaders (request: FastifyRequest, payload: string | undefined, params?: Readonly<Record<string, string>>): IncomingHttpHeaders {
   const source = request.headers
   const headers: IncomingHttpHeaders = {}
   for (const name of Object.keys(source)) {
@@ -26,6 +22,7 @@ export function forwardedHeaders (request: FastifyRequest, payload: string | und
   }
   const all = repeatedAuthorization(request)
   if (all !== undefined) (headers as Record<string, unknown>).authorization = all
+  if (params !== undefined) Object.assign(headers, params)
   if (payload !== undefined) {
     headers['content-type'] = 'application/json'
     headers['content-length'] = String(Buffer.byteLength(payload))

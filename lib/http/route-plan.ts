@@ -19,8 +19,13 @@ export interface RoutePlan {
   /** Null-prototype: a param called `__proto__` or `constructor` is looked up like any other. */
   places: Record<string, ParamPlace>
   extraPlace: 'query' | 'body'
-  /** POST, PUT and PATCH always get a JSON body (`{}` at least), so a body schema sees an object. */
+  /**
+   * POST, PUT and PATCH always get a JSON body (`{}` at least), so a body schema sees an object; not when
+   * the param `body` is the whole body, which a call leaves out to send none.
+   */
   alwaysBody: boolean
+  /** The param `body` is the whole JSON body. */
+  wholeBody: boolean
   /** The route's own `bodyLimit`, when it sets one. */
   bodyLimit?: number
   /** Called through `app.inject()` rather than on an inner request. */
@@ -31,7 +36,7 @@ export interface RoutePlan {
  * A request to the route — `path` is `url` before its query string — or the reason the params cannot make
  * one (answered as `INVALID_PARAMS`).
  */
-export type PlannedRequest = { url: string, path: string, payload: string | undefined } | { invalid: string }
+export type PlannedRequest = { url: string, path: string, payload: string | undefined, headers?: Record<string, string> } | { invalid: string }
 
 export function planRoute (command: CommandRoute): RoutePlan {
   const { literals, pathParams, optionalParam } = splitTemplate(command.url)
@@ -47,6 +52,7 @@ export function planRoute (command: CommandRoute): RoutePlan {
     places,
     extraPlace: command.extraPlace,
     alwaysBody: command.extraPlace === 'body',
+    wholeBody: command.wholeBody,
     bodyLimit: command.bodyLimit,
     viaInject: command.viaInject
   }
@@ -96,14 +102,31 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>, m
     if (url.length > maxUrlLength) return tooLong(name, maxUrlLength)
   }
   let query = ''
-  let body: Record<string, unknown> | undefined
+  let body: unknown
+  let headers: Record<string, string> | undefined
+  let headerLength = 0
   for (const name of Object.keys(params)) {
     const place = plan.places[name] ?? plan.extraPlace
     if (place === 'path') continue
     const value = params[name]
+    if (place === 'header') {
+      const header = headerValue(name, value)
+      if (header.invalid !== undefined) return header
+      // Header names are case-insensitive: Node's, and Fastify's headers schema, are lower-case.
+      headers ??= Object.create(null) as Record<string, string>
+      headers[name.toLowerCase()] = header.text
+      // `name: value` and its line end, held with the URL to what a direct request's head is held to.
+      headerLength += name.length + header.text.length + 4
+      if (url.length + headerLength > maxUrlLength) return tooLong(name, maxUrlLength, 'Header param', 'the request\'s URL and headers')
+      continue
+    }
     if (place === 'body') {
-      body ??= Object.create(null) as Record<string, unknown>
-      body[name] = value
+      // Only the whole-body param goes to the body of such a command: every other goes to the query.
+      if (plan.wholeBody) body = value
+      else {
+        body ??= Object.create(null) as Record<string, unknown>
+        (body as Record<string, unknown>)[name] = value
+      }
       continue
     }
     const pairs = queryPairs(name, value)
@@ -113,9 +136,9 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>, m
   }
   const path = url
   if (query !== '') url += `?${query}`
-  if (body === undefined) return { url, path, payload: plan.alwaysBody ? '{}' : undefined }
+  if (body === undefined) return withHeaders({ url, path, payload: plan.alwaysBody ? '{}' : undefined }, headers)
   try {
-    return { url, path, payload: JSON.stringify(body) }
+    return withHeaders({ url, path, payload: JSON.stringify(body) }, headers)
   } catch {
     // JSON.stringify recurses, JSON.parse does not: a body Fastify parsed may be too deep to write again.
     return { invalid: 'The params are nested too deeply to be sent as JSON.' }
@@ -124,10 +147,25 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>, m
 
 type Piece = { text: string, invalid?: undefined } | { invalid: string }
 
-/** The param that takes the URL past the server's limit, its name cut short if it is long itself. */
-function tooLong (name: string, maxUrlLength: number): { invalid: string } {
+function withHeaders (request: { url: string, path: string, payload: string | undefined }, headers: Record<string, string> | undefined): PlannedRequest {
+  return headers === undefined ? request : { ...request, headers }
+}
+
+/** What a header field value cannot hold (RFC 9110): controls but tab, and anything past Latin-1. */
+const NOT_IN_HEADER = /[^\t\x20-\x7e\x80-\xff]/
+
+/** A header param's value as the header's text: a string, number or boolean, of characters a header can carry. */
+function headerValue (name: string, value: unknown): Piece {
+  if (!isScalar(value)) return { invalid: `Header param "${name}" must be a string, number or boolean; got ${structureOf(value)}.` }
+  const text = String(value)
+  if (NOT_IN_HEADER.test(text)) return { invalid: `Header param "${name}" holds a character a header cannot carry (a line break or another control character, or one past U+00FF).` }
+  return { text }
+}
+
+/** The param that takes the URL (or the headers) past the server's limit, its name cut short if it is long itself. */
+function tooLong (name: string, maxUrlLength: number, what = 'Param', where = 'the route\'s URL'): { invalid: string } {
   const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name
-  return { invalid: `Param ${JSON.stringify(shown)} makes the route's URL longer than ${maxUrlLength} characters, the server's maxHeaderSize, which a direct request is held to: send a shorter value.` }
+  return { invalid: `${what} ${JSON.stringify(shown)} makes ${where} longer than ${maxUrlLength} characters, the server's maxHeaderSize, which a direct request is held to: send a shorter value.` }
 }
 
 function pathSegment (name: string, value: unknown, given: boolean): Piece {

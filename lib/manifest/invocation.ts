@@ -4,6 +4,29 @@
  * (the manifest's `Link` relations and the default base path).
  */
 
+/**
+ * Request headers of the caller's connection, not of the request: never handed on to an inner command
+ * call or to the MCP handler, and never params.
+ */
+export const CONNECTION_HEADERS: readonly string[] = ['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length']
+
+/** Besides those of the connection, what describes the caller's own body: an inner call sends its own. */
+export const ENTITY_HEADERS: readonly string[] = ['content-type', 'content-encoding', 'expect', 'accept-encoding']
+
+/** Headers that carry credentials: auth stays auth, so they are never params of a command. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie']
+
+const NOT_PARAMS: ReadonlySet<string> = new Set([...CONNECTION_HEADERS, ...ENTITY_HEADERS, ...CREDENTIAL_HEADERS])
+
+/**
+ * Whether a header a route's `schema.headers` declares is a param of its command: not one of the
+ * connection, the entity or the credentials (`authorization`, `cookie`), nor a `proxy-*` one. Any case.
+ */
+export function isHeaderParam (name: string): boolean {
+  const lower = name.toLowerCase()
+  return !NOT_PARAMS.has(lower) && !lower.startsWith('proxy-')
+}
+
 /** Where execute, pipeline and the streams live when the manifest's `Link` header names none. */
 export const DEFAULT_BASE_PATH = '/svc'
 

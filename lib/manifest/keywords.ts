@@ -13,6 +13,21 @@ export const JSON_SCHEMA_TYPES: ReadonlySet<string> = new Set(['string', 'number
 export const MANIFEST_PRIMITIVES: ReadonlySet<string> = new Set([...JSON_SCHEMA_TYPES].filter((type) => type !== 'integer'))
 
 /**
+ * The type name of a field whose schema allows any JSON value (`{}`, `Type.Unknown()`, `Type.Any()`): no
+ * JSON Schema type, so a reader builds its schema as `{}`.
+ */
+export const ANY_TYPE = 'any'
+
+/** The type names a manifest serves for schemas that are no type of its own: the JSON types and `any`. */
+export const MANIFEST_BUILT_IN_TYPES: ReadonlySet<string> = new Set([...MANIFEST_PRIMITIVES, ANY_TYPE])
+
+/**
+ * The type names a descriptor may carry without a definition under `types`, as readers take them: JSON
+ * Schema's (`integer` too) and `any`.
+ */
+export const READER_BUILT_IN_TYPES: ReadonlySet<string> = new Set([...JSON_SCHEMA_TYPES, ANY_TYPE])
+
+/**
  * The schema keywords a descriptor carries, in its key order (after `type` and `required`, before `items`
  * and `properties`):
  * - `kind`: the type of field the keyword constrains (`'any'`: every type);

@@ -1,4 +1,4 @@
-import { JSON_SCHEMA_TYPES } from './keywords.js'
+import { READER_BUILT_IN_TYPES } from './keywords.js'
 import type { Manifest, ManifestField } from './types.js'
 
 /** The maps of a manifest that hold descriptors; a reader's manifest may lack `events` and `types`. */
@@ -10,7 +10,7 @@ export interface DescribedMaps {
 
 /**
  * What a JSON Schema cannot say about a manifest: every descriptor names its type, by a `type` that is a
- * JSON type or a type the manifest defines in `types`, or (Surf's way, which readers take) by a `$ref`
+ * JSON type, `any`, or a type the manifest defines in `types`, or (Surf's way, which readers take) by a `$ref`
  * `#/types/<Name>` to such a type. One line per field that does not, `"<JSON pointer>: <what is wrong>"`,
  * in the manner of the schema's own errors. Expects a manifest that matches its layout's schema.
  */
@@ -21,7 +21,7 @@ export function typeReferenceErrors (manifest: DescribedMaps): string[] {
   const check = (field: ManifestField, path: string[]): void => {
     const ref = (field as { $ref?: string }).$ref
     if (field.type === undefined && ref === undefined) errors.push(`${pointer(path)}: expected a type or a $ref`)
-    if (field.type !== undefined && !JSON_SCHEMA_TYPES.has(field.type) && !Object.hasOwn(types, field.type)) {
+    if (field.type !== undefined && !READER_BUILT_IN_TYPES.has(field.type) && !Object.hasOwn(types, field.type)) {
       errors.push(`${pointer([...path, 'type'])}: "${field.type}" is neither a JSON type nor a type defined in /types`)
     }
     if (ref !== undefined && !Object.hasOwn(types, ref.slice(TYPE_POINTER_PREFIX.length))) {

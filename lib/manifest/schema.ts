@@ -16,8 +16,14 @@ const HTTP_URL = '^https?://\\S+$'
 const Text = Type.String({ minLength: 1 })
 /** A length or a count: `minLength`, `maxItems`, … */
 const Count = Type.Integer({ minimum: 0 })
-/** A `type` field: a JSON type or the name of a type of the manifest (`typeReferenceErrors` checks that it is one). */
-const TypeName = Type.String({ pattern: TYPE_REFERENCE_PATTERN })
+/**
+ * A `type` field: a JSON type, `any` (any JSON value; new in 0.3) or the name of a type of the manifest
+ * (`typeReferenceErrors` checks that it is one of them).
+ */
+const TypeName = Type.String({
+  pattern: TYPE_REFERENCE_PATTERN,
+  description: 'string, number, boolean, array, object, null; any for a field that takes any JSON value; or the name of a type under /types.'
+})
 
 /** A map from names matching `pattern` to `value`, refusing any other key. */
 function NamedMap<T extends TSchema> (pattern: string, value: T) {

@@ -1,6 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/server'
 import { propertiesOf, type Schema } from '../schema/schema.js'
 import type { CommandRoute } from '../assemble/command-route.js'
+import { WHOLE_BODY_PARAM } from '../collect/sources.js'
 import type { Catalog } from '../catalog.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME } from '../errors.js'
 import { SchemaBundle, type ResolveSchema } from '../schema/bundle.js'
@@ -57,9 +58,10 @@ export function inputSchemaOf (command: CommandRoute, resolve: ResolveSchema): T
   const required: string[] = []
   let additionalProperties: unknown
   // The catalog lists every URL param among the path params, a string where no schema declares it.
-  for (const { schema, place, optional } of command.paramSchemas) {
-    const resource = bundle.resource(schema, place)
+  for (const { schema, place, optional, wholeBody } of command.paramSchemas) {
     const params = propertiesOf(schema) as Record<string, Schema>
+    // The whole-body param's schema is the route's body schema itself, what its pointers resolve against.
+    const resource = wholeBody === true ? bundle.resource(params[WHOLE_BODY_PARAM], place) : bundle.resource(schema, place)
     const listed = Array.isArray(schema.required) ? schema.required as unknown[] : []
     for (const name of Object.keys(params)) {
       properties[name] = bundle.copy(params[name], resource) as object

@@ -3,7 +3,7 @@ import type { ManifestField, ManifestParam, ManifestProperty, ManifestType, Read
 import { controlCharacters } from '../util/control-characters.js'
 import type { Properties } from './catalog-tools.js'
 import { annotationsOf, toolNames, toolTitleOf, type ToolServerInfo } from './tools.js'
-import { DESCRIPTOR_KEYWORDS, JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
+import { ANY_TYPE, DESCRIPTOR_KEYWORDS, JSON_SCHEMA_TYPES } from '../manifest/keywords.js'
 
 /** Every control character of the list: none belongs in a name. */
 const CONTROLS = controlCharacters()
@@ -64,6 +64,8 @@ export function inputSchemaOfParams (params: Record<string, ManifestParam>, type
   const typeOf = (type: string): Record<string, unknown> => {
     // verifyManifest has checked that any other name is a type of the manifest.
     if (JSON_SCHEMA_TYPES.has(type)) return { type }
+    // Any JSON value: a schema without a type.
+    if (type === ANY_TYPE) return {}
     if (!(type in defs)) {
       // Taken before it is built, so a type that refers to itself finds its own entry.
       defs[type] = {}

@@ -190,14 +190,27 @@ t.test('returns: an empty content map declares no body, so no returns', async (t
   t.same(manifest.commands.empty, { description: 'Empty' })
 })
 
-const unmappable: [string, object][] = [
+const anyValue: [string, object][] = [
   ['Type.Any()', Type.Any()],
   ['Type.Unknown()', Type.Unknown()],
+  ['{}', {}],
+  ['a schema of annotations only', { description: 'Anything' }],
+  ['an allOf without any type', { allOf: [{ minLength: 1 }, { maxLength: 3 }] }],
+  ['a union with a branch that allows anything', { anyOf: [{ type: 'string' }, {}] }],
+  ['a nullable any', Type.Union([Type.Unknown(), Type.Null()])]
+]
+
+for (const [label, schema] of anyValue) {
+  t.test(`${label} allows any JSON value: type any`, async (t) => {
+    t.equal(await paramType(t, schema), 'any')
+  })
+}
+
+const unmappable: [string, object][] = [
   ['a union of two types', Type.Union([Type.String(), Type.Number()])],
   ['a type list of two types', { type: ['string', 'number'] }],
   ['an enum of mixed types', { enum: ['a', 1] }],
   ['an allOf of disjoint types', { allOf: [{ type: 'string' }, { type: 'number' }] }],
-  ['an allOf without any type', { allOf: [{ minLength: 1 }, { maxLength: 3 }] }]
 ]
 
 for (const [label, schema] of unmappable) {
@@ -210,19 +223,31 @@ for (const [label, schema] of unmappable) {
 
 t.test('an unmappable return type names the route and field', async (t) => {
   await t.rejects(readyApp(t, {}, (app) => {
+    app.get('/two', { schema: { response: { 200: Type.Union([Type.String(), Type.Number()]) } }, svc: { description: 'Two' } }, async () => 1)
+  }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /GET \/two schema\.response\.200/ })
+})
+
+t.test('a return type, an event field or a type that allows any JSON value is any', async (t) => {
+  const manifest = await fetchManifest(await readyApp(t, {
+    events: { 'x.y': { description: 'X', data: Type.Object({ blob: Type.Any({ description: 'Raw' }) }) } },
+    types: { Thing: Type.Object({ blob: Type.Unknown() }), Anything: {} }
+  }, (app) => {
     app.get('/any', { schema: { response: { 200: Type.Any() } }, svc: { description: 'Any' } }, async () => 1)
-  }), { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /GET \/any schema\.response\.200/ })
+  }))
+  t.same(manifest.commands.any.returns, { type: 'any' })
+  t.same(manifest.events['x.y'].data, { blob: { type: 'any', required: true, description: 'Raw' } })
+  t.same(manifest.types, { Anything: { type: 'any' }, Thing: { type: 'object', properties: { blob: { type: 'any', required: true } } } })
 })
 
 t.test('an unmappable event field or type property names it', async (t) => {
-  await t.rejects(readyApp(t, { events: { 'x.y': { description: 'X', data: Type.Object({ blob: Type.Any() }) } } }),
+  await t.rejects(readyApp(t, { events: { 'x.y': { description: 'X', data: Type.Object({ blob: Type.Union([Type.String(), Type.Number()]) }) } } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /event "x\.y" data\.blob/ })
-  await t.rejects(readyApp(t, { types: { Thing: Type.Object({ blob: Type.Unknown() }) } }),
+  await t.rejects(readyApp(t, { types: { Thing: Type.Object({ blob: { enum: ['a', 1] } as never }) } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Thing"\.blob/ })
   await t.rejects(readyApp(t, { types: { When: { type: 'date' } } }),
     { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "When"\.type: "date" is not a JSON Schema type/ })
-  await t.rejects(readyApp(t, { types: { Anything: {} } }),
-    { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Anything"/ })
+  await t.rejects(readyApp(t, { types: { Nothing: { allOf: [{ type: 'string' }, { type: 'null' }] } } }),
+    { code: 'FST_SVC_UNMAPPABLE_SCHEMA', message: /type "Nothing": it allows no value/ })
 })
 
 t.test('a $ref to an unregistered type is a startup error naming the command and field', async (t) => {

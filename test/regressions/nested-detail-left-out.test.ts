@@ -28,7 +28,7 @@ t.test('nested parts the manifest cannot name are left out; the field stays desc
   t.same(params, {
     notes: { type: 'array', required: false },
     mixed: { type: 'array', required: false },
-    card: { type: 'object', required: false },
+    card: { type: 'object', required: false, properties: { from: { type: 'any', required: false } } },
     count: { type: 'number', required: true, minimum: 1 }
   })
   const called = await app.inject({ method: 'POST', url: '/svc/execute', payload: { command: 'gifts', params: { count: 1, notes: ['hi'] } } })
