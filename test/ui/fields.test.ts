@@ -31,6 +31,12 @@ function moreRoutes (app: ShopApp): void {
       params: { type: 'object', properties: { payload: { type: 'object', description: 'The hook\'s body' }, tags: { type: 'array' } }, required: ['payload'] }
     }
   }, async (request) => request.body)
+  app.post('/hooks/echo', {
+    svc: {
+      description: 'Echoes any JSON value',
+      params: Type.Object({ value: Type.Unknown(), note: Type.Optional(Type.Any()) })
+    }
+  }, async (request) => request.body)
 }
 
 async function opened (page: Page, url: string, name: string): Promise<void> {
@@ -147,5 +153,32 @@ t.test('a JSON field says under it that its text does not parse, and Run sends n
   await page.waitForSelector(`${hooks} .outcome .status.succeeded`)
   t.same(JSON.parse(await page.$eval(`${hooks} .outcome pre.json`, (element) => element.textContent ?? '')), { payload: { a: 1, b: [true] } }, 'the optional one left empty is not sent')
   t.same(executed.map((body) => JSON.parse(body)), [{ command: 'hooks.replay', params: { payload: { a: 1, b: [true] } } }])
+  t.same(problems, [])
+})
+
+t.test('a field that allows any JSON value is a JSON editor: a bare word is told to be quoted, a quoted one is sent as text', async (t) => {
+  const { ui } = await runShop(t, {}, moreRoutes)
+  const { page, problems } = await watchedPage(t, browser)
+  const executed: string[] = []
+  page.on('request', (request) => { if (request.url().endsWith('/svc/execute')) executed.push(request.postData() ?? '') })
+  await opened(page, ui, 'hooks.echo')
+  const echo = card('hooks.echo')
+  const value = await field(page, echo, 'value')
+  t.match(await spoken(page, value), { role: 'textbox', name: 'value', description: /^required, any\./ })
+  t.same(await seen(value), ['value', '*', 'any'])
+
+  await value.type('hello')
+  await (await field(page, echo, 'note')).focus()
+  const message = await page.waitForSelector(`${echo} .field-json .invalid:not(:empty)`)
+  t.match(await message!.evaluate((element) => element.textContent), /^value is not JSON: .+ Text is written in double quotes: "hello"\.$/)
+  await page.click(`${echo} button[type="submit"]`)
+  await page.waitForSelector(`${echo} .outcome .problems`)
+  t.same(executed, [], 'nothing is sent while it does not parse')
+
+  await value.click({ count: 3 })
+  await page.keyboard.type('"hello"')
+  await page.click(`${echo} button[type="submit"]`)
+  await page.waitForSelector(`${echo} .outcome .status.succeeded`)
+  t.same(executed.map((body) => JSON.parse(body)), [{ command: 'hooks.echo', params: { value: 'hello' } }], 'sent as a string; the empty optional one left out')
   t.same(problems, [])
 })
