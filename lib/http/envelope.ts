@@ -32,9 +32,35 @@ export function sendOutcome (reply: FastifyReply, outcome: Outcome, requestId: u
   return reply.send(body)
 }
 
+/** The `Set-Cookie` values each outer reply relayed from its command's route. */
+const relayedCookies = new WeakMap<FastifyReply, string[]>()
+
 /** `set-cookie` values add up (a pipeline relays every step's); other headers take the latest value. */
 export function relayHeaders (reply: FastifyReply, headers: OutgoingHttpHeaders): void {
-  for (const name of Object.keys(headers)) reply.header(name, headers[name])
+  for (const name of Object.keys(headers)) {
+    reply.header(name, headers[name])
+    if (name === 'set-cookie') relayedCookies.set(reply, [...relayedCookies.get(reply) ?? [], ...[headers[name] as string | string[]].flat()])
+  }
+}
+
+/** A `Set-Cookie` value's cookie name. */
+const cookieName = (value: string): string => value.slice(0, value.indexOf('=')).trim()
+
+/**
+ * `onSend` of execute and pipeline: the cookies a command's route set win over those the outer request's own
+ * app-wide hooks add of the same name (a session plugin saves an empty session for the outer request too,
+ * after the route's log-in cookie, and a client keeps the last cookie of a name). Route-level `onSend` hooks
+ * run after the app's, so every cookie is there by now.
+ */
+export async function routeCookiesWin (_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  const relayed = relayedCookies.get(reply)
+  if (relayed === undefined) return payload
+  const names = new Set(relayed.map(cookieName))
+  const values = [reply.getHeader('set-cookie') as string | string[]].flat()
+  // An outer session cookie identical to the route's (the same session, re-sent) is said once.
+  const kept = [...new Set(values.filter((value) => relayed.includes(value) || !names.has(cookieName(value))))]
+  if (kept.length < values.length) reply.removeHeader('set-cookie').header('set-cookie', kept)
+  return payload
 }
 
 /** The plugin's own refusals of the outer request, by their error code, and their envelope code. */

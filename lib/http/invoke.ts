@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { InvokeLimits } from '../options.js'
-import { envelopeErrorHandler } from './envelope.js'
+import { envelopeErrorHandler, routeCookiesWin } from './envelope.js'
 import { executeHandler } from './execute.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
@@ -16,6 +16,6 @@ export function registerInvokeRoutes (fastify: FastifyInstance, config: InvokeCo
   if (config.invoke === false) return
   const route = pluginRoutes(fastify, config, context)
   const { basePath } = config
-  route({ method: 'POST', url: `${basePath}/execute`, acts: true, rel: LINK_RELATIONS.execute, errorHandler: envelopeErrorHandler, handler: executeHandler(context.dispatcher) })
-  route({ method: 'POST', url: `${basePath}/pipeline`, acts: true, rel: LINK_RELATIONS.pipeline, errorHandler: envelopeErrorHandler, handler: pipelineHandler(context.dispatcher, config.invoke) })
+  route({ method: 'POST', url: `${basePath}/execute`, acts: true, rel: LINK_RELATIONS.execute, errorHandler: envelopeErrorHandler, onSend: routeCookiesWin, handler: executeHandler(context.dispatcher) })
+  route({ method: 'POST', url: `${basePath}/pipeline`, acts: true, rel: LINK_RELATIONS.pipeline, errorHandler: envelopeErrorHandler, onSend: routeCookiesWin, handler: pipelineHandler(context.dispatcher, config.invoke) })
 }
