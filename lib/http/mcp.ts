@@ -193,7 +193,7 @@ export class McpEndpoint {
       if (refused !== undefined) return await reply.send({ jsonrpc: '2.0', id: listen.id, error: refused })
     }
     const webRequest = this.transportRequest(request, reply)
-    return await this.answer(request, reply, await this.handler.fetch(webRequest, { parsedBody: request.body }))
+    return await this.answer(request, reply, await this.handler.fetch(webRequest, { parsedBody: request.body }), undefined, listen === undefined)
   }
 
   /** GET (a session's stream) and DELETE (its end) reach a session; without one, the endpoint is stateless. */
@@ -210,7 +210,7 @@ export class McpEndpoint {
       return await reply.code(404).send(jsonRpcError(SESSION_NOT_FOUND, 'Session not found: it ended, expired, belongs to another caller, or lives on another instance. Initialize again.'))
     }
     const response = await session.handle(this.transportRequest(request, reply), request.body)
-    return await this.answer(request, reply, response, () => session.streamOpened())
+    return await this.answer(request, reply, response, () => session.streamOpened(), request.method === 'POST')
   }
 
   /**
@@ -226,13 +226,16 @@ export class McpEndpoint {
       return await this.stateless(request, reply)
     }
     const response = await sessions.open((session) => this.sessionServer(session), owner, slot, this.transportRequest(request, reply), request.body)
-    return await this.answer(request, reply, response)
+    return await this.answer(request, reply, response, undefined, true)
   }
 
-  /** The SDK's response as the reply: a stream through the bounded writer, anything else as it is. */
-  private async answer (request: FastifyRequest, reply: FastifyReply, response: Response, opened?: () => () => void): Promise<FastifyReply> {
+  /**
+   * The SDK's response as the reply: a stream through the bounded writer, anything else as it is.
+   * `answersPost`: a stream is the answer to this POST and ends with it (not a listen, not a session's GET).
+   */
+  private async answer (request: FastifyRequest, reply: FastifyReply, response: Response, opened?: () => () => void, answersPost = false): Promise<FastifyReply> {
     if (response.headers.get('content-type')?.startsWith('text/event-stream') === true) {
-      this.streams.send(request, reply, response, opened?.())
+      this.streams.send(request, reply, response, opened?.(), answersPost)
       return reply
     }
     reply.code(response.status)
