@@ -1,0 +1,109 @@
+import Fastify from 'fastify'
+import t from 'tap'
+import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
+import svcManifest from '../../lib/index.js'
+import { MAX_VERDICTS } from '../../lib/mcp/direct-call.js'
+import { requiredOptions } from '../helpers/app.js'
+import { listening } from '../helpers/net.js'
+
+// A 2026-07-28 tools/call in its plainest form is answered by the endpoint itself (lib/mcp/direct-call.ts);
+// the same call with a progress token in its envelope is served by the SDK, which answers it the same way
+// (nothing sends progress). Every answer of the first kind must equal the second's.
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': {}
+}
+
+interface Call {
+  id?: unknown
+  name: string
+  arguments?: unknown
+  envelope?: Record<string, unknown>
+  headers?: Record<string, string>
+  /** Replaces the whole body. */
+  body?: unknown
+}
+
+async function post (origin: string, { id = 1, name, arguments: args, envelope = ENVELOPE, headers = {}, body }: Call): Promise<{ status: number, type: string | null, body: unknown }> {
+  const params: Record<string, unknown> = { name, _meta: envelope }
+  if (args !== undefined) params.arguments = args
+  const response = await fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name, ...headers },
+    body: JSON.stringify(body ?? { jsonrpc: '2.0', id, method: 'tools/call', params })
+  })
+  const text = await response.text()
+  const type = response.headers.get('content-type')
+  // A 2025 request without a session is answered as one SSE event.
+  const json = type === 'text/event-stream' ? (/^data: (.*)$/m.exec(text) as string[])[1] : text
+  return { status: response.status, type, body: JSON.parse(json) }
+}
+
+/** The call, answered directly and by the SDK (the same call with a progress token). */
+async function both (origin: string, call: Call) {
+  const direct = await post(origin, call)
+  const bySdk = await post(origin, { ...call, envelope: { ...ENVELOPE, progressToken: 'p' } })
+  return { direct, bySdk }
+}
+
+t.test('a direct answer is the SDK\'s answer: results, tool errors, auth, ids of both kinds, no arguments', async (t) => {
+  const app = await buildShop({ mcp: true })
+  const origin = await listening(t, app)
+  const auth = { authorization: `Bearer ${DEMO_TOKEN}` }
+  const calls: Array<[string, Call]> = [
+    ['an object result', { name: 'search', arguments: { q: 'tea' } }],
+    ['a string id', { id: 'call-1', name: 'search', arguments: { q: 'mug' } }],
+    ['a tool error from the route\'s validation', { name: 'search', arguments: { q: 5, limit: 'many' } }],
+    ['UNAUTHORIZED without a token', { name: 'cart_get', arguments: {} }],
+    ['the caller\'s cart with a token', { name: 'cart_get', headers: auth }],
+    ['an idempotent command that changes state', { name: 'cart_remove', arguments: { sku: 'mug' }, headers: auth }],
+    ['a command that fails in the route', { name: 'cart_add', arguments: { sku: 'nothing' }, headers: auth }]
+  ]
+  for (const [label, call] of calls) {
+    const { direct, bySdk } = await both(origin, call)
+    t.same(direct, bySdk, label)
+    t.equal(direct.status, 200, `${label}: 200`)
+  }
+})
+
+t.test('what the direct path does not take, the SDK answers as before', async (t) => {
+  const app = Fastify()
+  await app.register(svcManifest, { ...requiredOptions, mcp: true })
+  app.get('/ping', { svc: { description: 'Ping' } }, async () => ({ pong: true }))
+  // A parser of another JSON media type: its bodies reach the endpoint parsed, and the SDK refuses them.
+  app.addContentTypeParser('application/x-json', { parseAs: 'string' }, (request, body, done) => { done(null, JSON.parse(body as string)) })
+  const origin = await listening(t, app)
+  const base = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: {}, _meta: ENVELOPE } }
+  const cases: Array<[string, Call, number, number | undefined]> = [
+    ['an unknown tool', { name: 'nope', arguments: {} }, 200, -32602],
+    ['a non-integer id', { id: 1.5, name: 'ping' }, 400, -32600],
+    ['another top-level key', { name: 'ping', body: { ...base, extra: true } }, 400, -32600],
+    ['not JSON-RPC 2.0', { name: 'ping', body: { ...base, jsonrpc: '1.0' } }, 400, -32600],
+    ['params not an object', { name: 'ping', body: { ...base, params: 'ping' } }, 400, -32600],
+    ['a task in params', { name: 'ping', body: { ...base, params: { ...base.params, task: {} } } }, 200, undefined],
+    ['a name that is not a string', { name: 'ping', body: { ...base, params: { ...base.params, name: 5 } } }, 200, -32602],
+    ['arguments not an object', { name: 'ping', arguments: [1] }, 200, -32602],
+    ['no envelope', { name: 'ping', headers: { 'mcp-protocol-version': '2025-06-18' }, body: { ...base, params: { name: 'ping' } } }, 200, undefined],
+    ['an envelope the SDK refuses', { name: 'ping', envelope: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': 5 } }, 400, -32602],
+    ['an Mcp-Name header that disagrees', { name: 'ping', headers: { 'mcp-name': 'pong' } }, 400, -32020],
+    ['another revision in the header', { name: 'ping', headers: { 'mcp-protocol-version': '2025-11-25' } }, 400, -32020],
+    ['another Mcp-Method header', { name: 'ping', headers: { 'mcp-method': 'tools/list' } }, 400, -32020],
+    ['another JSON media type', { name: 'ping', headers: { 'content-type': 'application/x-json' } }, 415, -32000]
+  ]
+  for (const [label, call, status, code] of cases) {
+    const answer = await post(origin, call)
+    t.equal(answer.status, status, `${label}: ${status}`)
+    const { error, result } = answer.body as { error?: { code: number }, result?: { isError?: boolean, structuredContent?: unknown } }
+    if (code === undefined) t.same(result?.structuredContent, { pong: true }, `${label}: served`)
+    else t.equal(error?.code ?? (result?.isError === true ? -32602 : undefined), code, `${label}: ${code}`)
+  }
+  // Each envelope's verdict is remembered, up to a bound; past it they start over, and every call is still answered.
+  for (let index = 0; index <= MAX_VERDICTS; index++) {
+    const envelope = { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'test', version: `1.0.${index}` } }
+    const answer = await post(origin, { name: 'ping', envelope })
+    if ((answer.body as { result?: { structuredContent?: unknown } }).result?.structuredContent === undefined) t.fail(`envelope ${index}`)
+  }
+  t.pass(`${MAX_VERDICTS + 1} envelopes, each call answered`)
+})
