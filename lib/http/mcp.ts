@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { REFUSALS } from '../lifecycle.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
-import { directAnswer, directCallOf, type DirectCall } from '../mcp/direct-call.js'
+import { directAnswer, directRequestOf, sessionAnswer, sessionCallOf, type DirectCall } from '../mcp/direct-call.js'
 import { ListenSlots, type LimitRefusal } from '../mcp/limits.js'
 import {
   addChannelResources, channelAddressOf, channelReadResult, channelTemplates, distinctKeys, isRefusal, refusalError, REFUSED, ResourceFollowers,
@@ -12,7 +12,7 @@ import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
 import { LegacySessions, type LegacySession } from '../mcp/sessions.js'
 import { McpStreams } from '../mcp/streams.js'
 import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
-import type { McpHttpHandler, McpRequestContext, ReadResourceResult, ResourceTemplateType, Server, ServerCapabilities } from '@modelcontextprotocol/server'
+import type { CallToolResult, McpHttpHandler, McpRequestContext, ReadResourceResult, ResourceTemplateType, Server, ServerCapabilities } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_STEPS, type McpLimits } from '../options.js'
 import type { Realtime } from '../realtime/realtime.js'
 import type { BearerAuth } from './auth.js'
@@ -35,6 +35,8 @@ export interface McpConfig extends RouteLogConfig {
   invoke: false | { maxSteps: number }
 }
 
+/** The media type of a JSON answer, as Fastify sends the SDK's. */
+const JSON_TYPE = 'application/json; charset=utf-8'
 /** JSON-RPC's "parse error", and the code the SDK's transport uses for its other refusals. */
 const PARSE_ERROR = -32700
 /** JSON-RPC's "invalid request". */
@@ -56,6 +58,10 @@ const SESSION_NOT_FOUND = -32001
  */
 export class McpEndpoint {
   private tools: Tools | undefined
+  /** `{ tools }` as JSON text, made with the tools: what every `tools/list` answers. */
+  private toolList: string | undefined
+  /** The server's name and version as JSON text, as every 2026-07-28 answer names them. */
+  private readonly serverJson: string
   /** Channels as resources (layout 0.5.0, with channels declared); made with the tools. */
   private resources: { templates: ResourceTemplateType[], followers: ResourceFollowers } | undefined
   private readonly handler: McpHttpHandler
@@ -78,6 +84,7 @@ export class McpEndpoint {
     // The SDK's own cap on listens is ours in all; ours refuses first, naming the option.
     this.handler = sdk.createMcpHandler((context) => this.serverFor(context), { maxSubscriptions: limits.maxListens, keepAliveMs })
     this.slots = new ListenSlots(limits)
+    this.serverJson = JSON.stringify({ name: info.name, version: info.version })
   }
 
   /**
@@ -122,6 +129,7 @@ export class McpEndpoint {
     // The tools, or a coded error that rejects `ready()`; the channels are all declared by then.
     onCatalog((catalog, resolve) => {
       endpoint.tools = catalogTools(catalog, resolve)
+      endpoint.toolList = JSON.stringify({ tools: endpoint.tools.tools })
       if (declarations.channels.size === 0) return
       const followers = new ResourceFollowers((channel, key, onPublish) => channels.realtime().followChannel(channel, key, onPublish))
       endpoint.resources = { templates: channelTemplates(declarations.channels), followers }
@@ -191,8 +199,9 @@ export class McpEndpoint {
    * 2026-07-28 `tools/call` is answered directly.
    */
   private async stateless (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const direct = directCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool)
-    if (direct !== undefined) return await this.callDirect(request, reply, direct)
+    const direct = directRequestOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool)
+    if (direct?.method === 'tools/call') return await this.callDirect(request, reply, direct)
+    if (direct !== undefined) return await reply.type(JSON_TYPE).send(directAnswer(direct.id, this.toolList as string, this.serverJson))
     const listen = listenRequestOf(request.body)
     if (listen !== undefined) {
       const refused = await this.follow(request, reply, listen)
@@ -210,8 +219,13 @@ export class McpEndpoint {
    * framing only; measured: 0.22 of execute's rate through the SDK, see docs/benchmarks.md.
    */
   private async callDirect (request: FastifyRequest, reply: FastifyReply, { id, command, args }: DirectCall): Promise<FastifyReply> {
-    const outcome = await this.dispatcher.dispatch(request, command, args, { signal: callerGone(reply) })
-    return await reply.send(directAnswer(id, toolResultOf(outcome), { name: this.info.name, version: this.info.version }))
+    const result = await this.callTool(request, reply, command, args)
+    return await reply.type(JSON_TYPE).send(directAnswer(id, JSON.stringify(result), this.serverJson))
+  }
+
+  /** A command called as a tool, exactly like execute: this request's headers, stopped when its client goes away. */
+  private async callTool (request: FastifyRequest, reply: FastifyReply, command: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal: callerGone(reply) }))
   }
 
   /** GET (a session's stream) and DELETE (its end) reach a session; without one, the endpoint is stateless. */
@@ -226,6 +240,13 @@ export class McpEndpoint {
     const session = sessions.get(request.headers['mcp-session-id'] as string)
     if (session === undefined || session.owner !== await this.ownerOf(request)) {
       return await reply.code(404).send(jsonRpcError(SESSION_NOT_FOUND, 'Session not found: it ended, expired, belongs to another caller, or lives on another instance. Initialize again.'))
+    }
+    // A plain tools/call is answered as the session's transport answers it, one SSE event, without it.
+    const call = request.method === 'POST' ? sessionCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, session.revision) : undefined
+    if (call !== undefined) {
+      session.active()
+      const result = await this.callTool(request, reply, call.command, call.args)
+      return await reply.headers({ 'mcp-session-id': session.id, 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }).send(sessionAnswer(call.id, result))
     }
     const response = await session.handle(this.transportRequest(request, reply), request.body)
     return await this.answer(request, reply, response, () => session.streamOpened(), request.method === 'POST')

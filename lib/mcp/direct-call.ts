@@ -1,50 +1,83 @@
 import type { CallToolResult, classifyInboundRequest, isJsonContentType } from '@modelcontextprotocol/server'
 
-/** The revision whose `tools/call` the endpoint answers itself: one request, one JSON answer, no session. */
+/** The revision whose `tools/call` and `tools/list` the endpoint answers itself: one request, one JSON answer. */
 export const DIRECT_REVISION = '2026-07-28'
 
 /** The keys of the per-request envelope (`params._meta`) a 2026-07-28 client sends with every request. */
 const ENVELOPE_KEYS = new Set(['io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/clientCapabilities'])
 const MESSAGE_KEYS = new Set(['jsonrpc', 'id', 'method', 'params'])
-const PARAMS_KEYS = new Set(['name', 'arguments', '_meta'])
+const CALL_KEYS = new Set(['name', 'arguments', '_meta'])
+const LIST_KEYS = new Set(['_meta'])
+const SESSION_CALL_KEYS = new Set(['name', 'arguments'])
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo'
 
-/** What the SDK decides a request is: its own classifier and media-type check, the ones its handler runs. */
+/** What the SDK decides a request is: its own classifier and media-type check, the ones its handlers run. */
 export interface DirectCallSdk {
   classifyInboundRequest: typeof classifyInboundRequest
   isJsonContentType: typeof isJsonContentType
 }
 
-/** A tool call to answer without the SDK's per-request server: its JSON-RPC id, the command and its arguments. */
+type Headers = Record<string, string | string[] | undefined>
+
+/** A tool call to answer without the SDK's per-request work: its JSON-RPC id, the command and its arguments. */
 export interface DirectCall {
   id: string | number
   command: string
   args: Record<string, unknown>
 }
 
+/** A 2026-07-28 request answered directly: a tool call, or the list of tools. */
+export type DirectRequest = DirectCall & { method: 'tools/call' } | { method: 'tools/list', id: string | number }
+
 /**
- * The body as a 2026-07-28 `tools/call` of a known tool that the SDK would serve as it is, with a JSON
- * answer; else undefined, and the SDK serves the request. Only the plainest form is taken: the JSON-RPC
- * request with nothing beyond `name`, `arguments` and the envelope (no progress token, no request state, no
- * task: nothing that could make the SDK answer with a stream or run anything besides the tool), the
- * standard headers present and agreeing with the body, and the SDK's own classifier finding it a
- * well-formed modern request of that revision. Anything else, valid or not, is left to the SDK, which
+ * The body as a 2026-07-28 `tools/call` of a known tool, or `tools/list`, that the SDK would serve as it is,
+ * with a JSON answer; else undefined, and the SDK serves the request. Only the plainest form is taken: the
+ * JSON-RPC request with nothing beyond `name`, `arguments` (a call) and the envelope (no progress token, no
+ * cursor, no request state, no task: nothing that could make the SDK answer with a stream or do anything
+ * besides the tool), the standard headers present and agreeing with the body, and the SDK's own classifier
+ * finding it a well-formed request of that revision. Anything else, valid or not, is left to the SDK, which
  * answers it (or refuses it) as it always has.
  */
-export function directCallOf (sdk: DirectCallSdk, body: unknown, headers: Record<string, string | string[] | undefined>, byTool: ReadonlyMap<string, string>): DirectCall | undefined {
+export function directRequestOf (sdk: DirectCallSdk, body: unknown, headers: Headers, byTool: ReadonlyMap<string, string>): DirectRequest | undefined {
+  if (!isPlainObject(body) || !onlyKeys(body, MESSAGE_KEYS) || body.jsonrpc !== '2.0') return undefined
+  const { id, method, params } = body
+  if (!isId(id) || !isPlainObject(params)) return undefined
+  const envelope = params._meta
+  if (!isPlainObject(envelope) || !onlyKeys(envelope, ENVELOPE_KEYS)) return undefined
+  if (headers['mcp-protocol-version'] !== DIRECT_REVISION || headers['mcp-method'] !== method) return undefined
+  let request: DirectRequest
+  if (method === 'tools/call') {
+    const call = onlyKeys(params, CALL_KEYS) && headers['mcp-name'] === params.name ? callOf(id, params, byTool) : undefined
+    if (call === undefined) return undefined
+    request = { method, ...call }
+  } else if (method === 'tools/list' && onlyKeys(params, LIST_KEYS) && headers['mcp-name'] === undefined) {
+    request = { method, id }
+  } else {
+    return undefined
+  }
+  return sdk.isJsonContentType(headers['content-type'] as string | undefined) && modernEnvelope(sdk, envelope) ? request : undefined
+}
+
+/**
+ * The body as a `tools/call` of a known tool in a 2025 session that the SDK's transport would serve as it
+ * is (`name` and `arguments` only: no progress token; the session's own revision in the header; both
+ * media types accepted; a JSON body), else undefined.
+ */
+export function sessionCallOf (sdk: DirectCallSdk, body: unknown, headers: Headers, byTool: ReadonlyMap<string, string>, revision: string): DirectCall | undefined {
   if (!isPlainObject(body) || !onlyKeys(body, MESSAGE_KEYS) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined
   const { id, params } = body
-  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined
-  if (!isPlainObject(params) || !onlyKeys(params, PARAMS_KEYS)) return undefined
-  const { name, arguments: args = {}, _meta: envelope } = params
+  if (!isId(id) || !isPlainObject(params) || !onlyKeys(params, SESSION_CALL_KEYS)) return undefined
+  const accept = headers.accept
+  if (headers['mcp-protocol-version'] !== revision) return undefined
+  if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined
+  return sdk.isJsonContentType(headers['content-type'] as string | undefined) ? callOf(id, params, byTool) : undefined
+}
+
+/** The command a call names, with its arguments (none: no arguments), when the tool is known and they are an object. */
+function callOf (id: string | number, params: Record<string, unknown>, byTool: ReadonlyMap<string, string>): DirectCall | undefined {
+  const { name, arguments: args = {} } = params
   const command = typeof name === 'string' ? byTool.get(name) : undefined
-  if (command === undefined || !isPlainObject(args) || !isPlainObject(envelope) || !onlyKeys(envelope, ENVELOPE_KEYS)) return undefined
-  const protocolVersionHeader = headers['mcp-protocol-version']
-  const mcpMethodHeader = headers['mcp-method']
-  const mcpNameHeader = headers['mcp-name']
-  if (protocolVersionHeader !== DIRECT_REVISION || mcpMethodHeader !== 'tools/call' || mcpNameHeader !== name) return undefined
-  if (!sdk.isJsonContentType(headers['content-type'] as string | undefined) || !modernEnvelope(sdk, envelope)) return undefined
-  return { id: id as string | number, command, args }
+  return command === undefined || !isPlainObject(args) ? undefined : { id, command, args }
 }
 
 /** The classifier's verdicts on the envelopes seen last: a client sends the same one with every request. */
@@ -53,7 +86,7 @@ const verdicts = new Map<string, boolean>()
 export const MAX_VERDICTS = 64
 
 /**
- * Whether the SDK's classifier takes a `tools/call` with this envelope, and headers that agree with it, as a
+ * Whether the SDK's classifier takes a request with this envelope, and headers that agree with it, as a
  * well-formed request of the direct revision. With everything else checked already, its verdict depends on
  * the envelope alone: asked once per envelope, with a request of that envelope, and remembered.
  */
@@ -71,11 +104,21 @@ function modernEnvelope (sdk: DirectCallSdk, envelope: Record<string, unknown>):
 }
 
 /**
- * The JSON-RPC answer to a direct call, as the SDK frames a 2026-07-28 result: the tool result marked
- * complete, with the server's identity under `_meta`.
+ * The JSON-RPC answer to a direct request, as the SDK frames a 2026-07-28 result: marked complete, with the
+ * server's identity under `_meta`. `result` is the JSON text of an object with at least one key (a tool
+ * result has `content`; the list, `tools`): the answer is spliced around it, not parsed and made again.
  */
-export function directAnswer (id: string | number, result: CallToolResult, server: { name: string, version: string }): object {
-  return { result: { ...result, resultType: 'complete', _meta: { [SERVER_INFO]: server } }, jsonrpc: '2.0', id }
+export function directAnswer (id: string | number, result: string, server: string): string {
+  return `{"result":${result.slice(0, -1)},"resultType":"complete","_meta":{"${SERVER_INFO}":${server}}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
+}
+
+/** The answer to a call in a 2025 session, as its transport sends it: one SSE event. */
+export function sessionAnswer (id: string | number, result: CallToolResult): string {
+  return `event: message\ndata: ${JSON.stringify({ result, jsonrpc: '2.0', id })}\n\n`
+}
+
+function isId (id: unknown): id is string | number {
+  return typeof id === 'string' || Number.isSafeInteger(id)
 }
 
 function isPlainObject (value: unknown): value is Record<string, unknown> {

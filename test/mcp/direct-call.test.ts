@@ -68,6 +68,62 @@ t.test('a direct answer is the SDK\'s answer: results, tool errors, auth, ids of
   }
 })
 
+t.test('tools/list: the direct answer is the SDK\'s', async (t) => {
+  const app = await buildShop({ mcp: true })
+  const origin = await listening(t, app)
+  const list = async (envelope: Record<string, unknown>, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) => await post(origin, {
+    name: 'list', headers: { 'mcp-method': 'tools/list', ...headers }, body: { jsonrpc: '2.0', id: 'list-1', method: 'tools/list', params: { _meta: envelope, ...extra } }
+  })
+  const direct = await list(ENVELOPE)
+  t.same(direct, await list({ ...ENVELOPE, progressToken: 'p' }), 'the same answer')
+  t.same((direct.body as { result: { tools: Array<{ name: string }> } }).result.tools.map(({ name }) => name), ['cart_add', 'cart_get', 'cart_remove', 'search'])
+  // Not taken, and served by the SDK: a cursor; an Mcp-Name header, which tools/list has none of.
+  t.same(await list(ENVELOPE, {}, { cursor: 'x' }), direct, 'a cursor: every tool, from the SDK')
+  t.same(await list(ENVELOPE, { 'mcp-name': 'x' }), direct, 'an Mcp-Name header: the same, from the SDK')
+})
+
+t.test('a 2025-11-25 session: a direct answer is the transport\'s answer', async (t) => {
+  const app = await buildShop({ mcp: true, layout: '0.5.0' })
+  app.addContentTypeParser('application/x-json', { parseAs: 'string' }, (request, body, done) => { done(null, JSON.parse(body as string)) })
+  const origin = await listening(t, app)
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
+  const opened = await fetch(`${origin}/mcp`, {
+    method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } } })
+  })
+  await opened.text()
+  const session = opened.headers.get('mcp-session-id') as string
+  const send = async (body: unknown, extra: Record<string, string> = {}) => {
+    const response = await fetch(`${origin}/mcp`, { method: 'POST', headers: { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25', ...extra }, body: JSON.stringify(body) })
+    const seen = ['content-type', 'cache-control', 'mcp-session-id', 'x-accel-buffering'].map((name) => [name, response.headers.get(name)])
+    return { status: response.status, headers: seen, text: await response.text() }
+  }
+  await send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+  const call = (params: Record<string, unknown>, id: unknown = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params })
+  for (const [label, params] of [
+    ['an object result', { name: 'search', arguments: { q: 'tea' } }],
+    ['no arguments', { name: 'search' }],
+    ['a tool error', { name: 'cart_get', arguments: {} }]
+  ] as const) {
+    const direct = await send(call(params))
+    t.same(direct, await send(call({ ...params, _meta: { progressToken: 'p' } })), label)
+    t.match(direct.text, /^event: message\ndata: \{"result":/, `${label}: one SSE event`)
+  }
+  // Not taken, and answered by the transport as before.
+  const search = { name: 'search', arguments: { q: 'tea' } }
+  const declined: Array<[string, unknown, Record<string, string>, number]> = [
+    ['a batch', [call(search)], {}, 200],
+    ['another top-level key', { ...call(search), extra: 1 }, {}, 400],
+    ['not JSON-RPC 2.0', { ...call(search), jsonrpc: '1.0' }, {}, 400],
+    ['a non-integer id', call(search, 1.5), {}, 400],
+    ['params not an object', { ...call(search), params: 5 }, {}, 400],
+    ['another revision in the header', call(search), { 'mcp-protocol-version': '2025-06-18' }, 200],
+    ['no event streams accepted', call(search), { accept: 'application/json' }, 406],
+    ['not JSON', call(search), { 'content-type': 'application/x-json' }, 415],
+    ['an unknown tool', call({ name: 'nope' }), {}, 200]
+  ]
+  for (const [label, body, extra, status] of declined) t.equal((await send(body, extra)).status, status, `${label}: ${status}`)
+})
+
 t.test('what the direct path does not take, the SDK answers as before', async (t) => {
   const app = Fastify()
   await app.register(svcManifest, { ...requiredOptions, mcp: true })
