@@ -201,7 +201,7 @@ export class McpEndpoint {
   private async stateless (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const direct = directRequestOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool)
     if (direct?.method === 'tools/call') return await this.callDirect(request, reply, direct)
-    if (direct !== undefined) return await reply.type(JSON_TYPE).send(directAnswer(direct.id, this.toolList as string, this.serverJson))
+    if (direct !== undefined) return await reply.type(JSON_TYPE).send(directAnswer(direct.id, this.toolList as string, this.serverJson, true))
     const listen = listenRequestOf(request.body)
     if (listen !== undefined) {
       const refused = await this.follow(request, reply, listen)

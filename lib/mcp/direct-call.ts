@@ -105,12 +105,15 @@ function modernEnvelope (sdk: DirectCallSdk, envelope: Record<string, unknown>):
 
 /**
  * The JSON-RPC answer to a direct request, as the SDK frames a 2026-07-28 result: marked complete, with the
- * server's identity under `_meta`. `result` is the JSON text of an object with at least one key (a tool
+ * server's identity under `_meta`, and for `tools/list` (`cacheable`) the SDK's default cache fields. `result` is the JSON text of an object with at least one key (a tool
  * result has `content`; the list, `tools`): the answer is spliced around it, not parsed and made again.
  */
-export function directAnswer (id: string | number, result: string, server: string): string {
-  return `{"result":${result.slice(0, -1)},"resultType":"complete","_meta":{"${SERVER_INFO}":${server}}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
+export function directAnswer (id: string | number, result: string, server: string, cacheable = false): string {
+  return `{"result":${result.slice(0, -1)},"resultType":"complete",${cacheable ? CACHE_FIELDS : ''}"_meta":{"${SERVER_INFO}":${server}}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
 }
+
+/** What the SDK adds to a cacheable result (`tools/list`) when the server sets no cache hint: its defaults. */
+const CACHE_FIELDS = '"ttlMs":0,"cacheScope":"private",'
 
 /** The answer to a call in a 2025 session, as its transport sends it: one SSE event. */
 export function sessionAnswer (id: string | number, result: CallToolResult): string {

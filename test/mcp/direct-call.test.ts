@@ -31,7 +31,7 @@ async function post (origin: string, { id = 1, name, arguments: args, envelope =
   if (args !== undefined) params.arguments = args
   const response = await fetch(`${origin}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name, ...headers },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', ...(name === '' ? {} : { 'mcp-name': name }), ...headers },
     body: JSON.stringify(body ?? { jsonrpc: '2.0', id, method: 'tools/call', params })
   })
   const text = await response.text()
@@ -72,7 +72,7 @@ t.test('tools/list: the direct answer is the SDK\'s', async (t) => {
   const app = await buildShop({ mcp: true })
   const origin = await listening(t, app)
   const list = async (envelope: Record<string, unknown>, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) => await post(origin, {
-    name: 'list', headers: { 'mcp-method': 'tools/list', ...headers }, body: { jsonrpc: '2.0', id: 'list-1', method: 'tools/list', params: { _meta: envelope, ...extra } }
+    name: '', headers: { 'mcp-method': 'tools/list', ...headers }, body: { jsonrpc: '2.0', id: 'list-1', method: 'tools/list', params: { _meta: envelope, ...extra } }
   })
   const direct = await list(ENVELOPE)
   t.same(direct, await list({ ...ENVELOPE, progressToken: 'p' }), 'the same answer')
@@ -162,4 +162,50 @@ t.test('what the direct path does not take, the SDK answers as before', async (t
     if ((answer.body as { result?: { structuredContent?: unknown } }).result?.structuredContent === undefined) t.fail(`envelope ${index}`)
   }
   t.pass(`${MAX_VERDICTS + 1} envelopes, each call answered`)
+})
+
+t.test('concurrent callers with different tokens: each call carries its own request\'s credential, with and without a session', async (t) => {
+  const app = Fastify()
+  const subjects: Record<string, string> = { 'token-a': 'a', 'token-b': 'b' }
+  await app.register(svcManifest, {
+    ...requiredOptions,
+    svc: '0.5.0',
+    mcp: true,
+    channels: { news: { description: 'News' } },
+    auth: { type: 'bearer', description: 'Bearer token', verify: (token: string) => token in subjects ? { sub: subjects[token] } : null }
+  })
+  app.get('/whoami', { svc: { description: 'The caller', auth: 'required' } }, async (request) => {
+    // Calls overlap: each waits a little, in an order unrelated to the order they came in.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 5))
+    return { sub: (request as unknown as { svcCredential: { sub: string } }).svcCredential.sub }
+  })
+  const origin = await listening(t, app)
+  const accept = 'application/json, text/event-stream'
+  const sessionOf = async (token: string): Promise<string> => {
+    const opened = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1.0.0' } } })
+    })
+    await opened.text()
+    return opened.headers.get('mcp-session-id') as string
+  }
+  const sessions: Record<string, string> = { 'token-a': await sessionOf('token-a'), 'token-b': await sessionOf('token-b') }
+  const call = async (token: string, inSession: boolean, index: number): Promise<unknown> => {
+    const headers: Record<string, string> = inSession
+      ? { 'mcp-session-id': sessions[token], 'mcp-protocol-version': '2025-11-25' }
+      : { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'whoami' }
+    const params = inSession ? { name: 'whoami', arguments: {} } : { name: 'whoami', arguments: {}, _meta: ENVELOPE }
+    const response = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${token}`, ...headers },
+      body: JSON.stringify({ jsonrpc: '2.0', id: index, method: 'tools/call', params })
+    })
+    const text = await response.text()
+    const json = inSession ? (/^data: (.*)$/m.exec(text) as string[])[1] : text
+    return (JSON.parse(json) as { result: { structuredContent: unknown } }).result.structuredContent
+  }
+  const plan = Array.from({ length: 40 }, (_, index) => ({ token: index % 2 === 0 ? 'token-a' : 'token-b', inSession: index % 4 >= 2 }))
+  const results = await Promise.all(plan.map(async ({ token, inSession }, index) => await call(token, inSession, index)))
+  t.same(results, plan.map(({ token }) => ({ sub: subjects[token] })), 'every call answered with its own caller')
 })
