@@ -137,7 +137,8 @@ t.test('a 2025-11-25 session: a direct answer is the transport\'s answer', async
     ['another revision in the header', call(search), { 'mcp-protocol-version': '2025-06-18' }, 200],
     ['no event streams accepted', call(search), { accept: 'application/json' }, 406],
     ['not JSON', call(search), { 'content-type': 'application/x-json' }, 415],
-    ['an unknown tool', call({ name: 'nope' }), {}, 200]
+    ['an unknown tool', call({ name: 'nope' }), {}, 200],
+    ['a name that is not a string', call({ name: 5 }), {}, 200]
   ]
   for (const [label, body, extra, status] of declined) t.equal((await send(body, extra)).status, status, `${label}: ${status}`)
 })
