@@ -2,7 +2,10 @@
 // not share its event loop. One app with MCP on: the invocation benchmark's command route (path and query
 // params validated by its schemas) and, for the larger sizes, more commands beside it (bench/routes.js);
 // a channel is declared, so that a 2025 client that initializes gets a session, as it does in an app with
-// channels. `node bench/mcp-server.js <commands>`.
+// channels. Beside it, at /bare, the SDK alone: its handler with one trivial tool, no plugin, mounted as the
+// SDK's docs mount it (the web request built from Fastify's, the body handed over parsed): what the SDK
+// itself costs per call. `node bench/mcp-server.js <commands>`.
+import { createMcpHandler, Server } from '@modelcontextprotocol/server'
 import Fastify from 'fastify'
 import svcManifest from 'fastify-svc-manifest'
 import { addCommandRoutes, manifestOptions } from './routes.js'
@@ -39,6 +42,21 @@ app.get('/shelves/:shelf/products', {
   return { products: PRODUCTS.filter((product) => product.name.toLowerCase().includes(needle)).slice(0, request.query.limit) }
 })
 addCommandRoutes(app, commands - 1)
+
+const bare = createMcpHandler(() => {
+  const server = new Server({ name: 'Bare', version: '1.0.0' }, { capabilities: { tools: {} } })
+  server.setRequestHandler('tools/list', () => ({ tools: [{ name: 'ping', inputSchema: { type: 'object' } }] }))
+  server.setRequestHandler('tools/call', () => ({ content: [{ type: 'text', text: 'pong' }] }))
+  return server
+})
+app.post('/bare', async (request, reply) => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) headers.set(name, String(value))
+  const response = await bare.fetch(new Request('http://localhost/bare', { method: 'POST', headers }), { parsedBody: request.body })
+  reply.code(response.status)
+  for (const [name, value] of response.headers) reply.header(name, value)
+  return await response.text()
+})
 await app.listen({ host: '127.0.0.1', port: 0 })
 
 process.on('message', async (message) => {

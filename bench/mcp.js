@@ -35,6 +35,12 @@ export const TARGETS = {
     headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': LEGACY, 'mcp-session-id': session },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'products_find', arguments: PARAMS } })
   }),
+  bareSdkCall: ({ base }) => ({
+    url: `${base}/bare`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': 'ping' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: {}, _meta: ENVELOPE } })
+  }),
   modernList: ({ base }) => ({
     url: `${base}/mcp`,
     method: 'POST',
@@ -97,7 +103,9 @@ async function assertSameResult (targets) {
   for (const [name, target] of Object.entries(targets)) {
     if (name === 'execute') continue
     const { result } = await answer(target)
-    if (name === 'modernList') {
+    if (name === 'bareSdkCall') {
+      if (result?.content?.[0]?.text !== 'pong') throw new Error(`the bare SDK answered ${JSON.stringify(result)}`)
+    } else if (name === 'modernList') {
       if (!(result?.tools?.length > 0)) throw new Error(`tools/list answered ${JSON.stringify(result)}`)
     } else if (JSON.stringify(result?.structuredContent) !== JSON.stringify(executed.result)) {
       throw new Error(`${name} answered ${JSON.stringify(result)} where execute answered ${JSON.stringify(executed.result)}`)
