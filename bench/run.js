@@ -1,4 +1,5 @@
-// `npm run bench` (full, a few minutes) or `npm run bench -- --quick` (every benchmark, briefly).
+// `npm run bench` (full, a few minutes) or `npm run bench -- --quick` (every benchmark, briefly); `--only mcp`
+// (names below) runs some of them.
 // Prints the machine, one table per benchmark and a table of the goals, met or missed.
 import { execFileSync } from 'node:child_process'
 import { cpus } from 'node:os'
@@ -28,15 +29,21 @@ const goals = []
 /** Set by node24(), once. */
 let node24Path
 const begun = Date.now()
+const benchmarks = {
+  throughput: throughputBenchmark,
+  invocation: invocationBenchmark,
+  mcp: mcpBenchmark,
+  realtime: realtimeBenchmark,
+  startup: startupBenchmark,
+  'app-start': appStartBenchmark,
+  memory: memoryBenchmark,
+  import: importBenchmark
+}
+// `--only <name>[,<name>…]`: those benchmarks alone (`npm run bench -- --only mcp`).
+const onlyAt = process.argv.indexOf('--only')
+const only = onlyAt === -1 ? Object.keys(benchmarks) : process.argv[onlyAt + 1].split(',')
 printMachine()
-await throughputBenchmark()
-await invocationBenchmark()
-await mcpBenchmark()
-await realtimeBenchmark()
-await startupBenchmark()
-await appStartBenchmark()
-await memoryBenchmark()
-await importBenchmark()
+for (const name of only) await benchmarks[name]()
 console.log(`\n### Goals\n\n${formatTable(['Goal', 'Target', 'Measured', 'Result'], goals)}`)
 console.log(`\n${quick ? 'Quick' : 'Full'} run took ${Math.round((Date.now() - begun) / 1000)} s.`)
 
