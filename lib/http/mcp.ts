@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { REFUSALS } from '../lifecycle.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
-import { directAnswer, directRequestOf, sessionAnswer, sessionCallOf, type DirectCall } from '../mcp/direct-call.js'
+import { DIRECT_REVISION, directAnswer, directRequestOf, legacyAnswer, legacyCallOf, type DirectCall } from '../mcp/direct-call.js'
 import { ListenSlots, type LimitRefusal } from '../mcp/limits.js'
 import {
   addChannelResources, channelAddressOf, channelReadResult, channelTemplates, distinctKeys, isRefusal, refusalError, REFUSED, ResourceFollowers,
@@ -62,6 +62,8 @@ export class McpEndpoint {
   private toolList: string | undefined
   /** The server's name and version as JSON text, as every 2026-07-28 answer names them. */
   private readonly serverJson: string
+  /** Whether a header names a 2025 revision (or older) that the SDK's transport serves. */
+  private readonly legacyRevision: (revision: unknown) => boolean
   /** Channels as resources (layout 0.5.0, with channels declared); made with the tools. */
   private resources: { templates: ResourceTemplateType[], followers: ResourceFollowers } | undefined
   private readonly handler: McpHttpHandler
@@ -85,6 +87,8 @@ export class McpEndpoint {
     this.handler = sdk.createMcpHandler((context) => this.serverFor(context), { maxSubscriptions: limits.maxListens, keepAliveMs })
     this.slots = new ListenSlots(limits)
     this.serverJson = JSON.stringify({ name: info.name, version: info.version })
+    const legacy = sdk.SUPPORTED_PROTOCOL_VERSIONS.filter((revision) => revision !== DIRECT_REVISION)
+    this.legacyRevision = (revision) => legacy.includes(revision as string)
   }
 
   /**
@@ -202,6 +206,9 @@ export class McpEndpoint {
     const direct = directRequestOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool)
     if (direct?.method === 'tools/call') return await this.callDirect(request, reply, direct)
     if (direct !== undefined) return await reply.type(JSON_TYPE).send(directAnswer(direct.id, this.toolList as string, this.serverJson, true))
+    // A 2025 call without a session: the SDK would serve it with a server and a transport made for it alone.
+    const legacy = request.headers['mcp-session-id'] === undefined ? legacyCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, this.legacyRevision) : undefined
+    if (legacy !== undefined) return await this.callLegacy(request, reply, legacy)
     const listen = listenRequestOf(request.body)
     if (listen !== undefined) {
       const refused = await this.follow(request, reply, listen)
@@ -223,6 +230,12 @@ export class McpEndpoint {
     return await reply.type(JSON_TYPE).send(directAnswer(id, JSON.stringify(result), this.serverJson))
   }
 
+  /** A 2025 call answered as the SDK's transport answers it: one SSE event, on a connection kept open. */
+  private async callLegacy (request: FastifyRequest, reply: FastifyReply, { id, command, args }: DirectCall): Promise<FastifyReply> {
+    const result = await this.callTool(request, reply, command, args)
+    return await reply.headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }).send(legacyAnswer(id, result))
+  }
+
   /** A command called as a tool, exactly like execute: this request's headers, stopped when its client goes away. */
   private async callTool (request: FastifyRequest, reply: FastifyReply, command: string, args: Record<string, unknown>): Promise<CallToolResult> {
     return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal: callerGone(reply) }))
@@ -242,11 +255,10 @@ export class McpEndpoint {
       return await reply.code(404).send(jsonRpcError(SESSION_NOT_FOUND, 'Session not found: it ended, expired, belongs to another caller, or lives on another instance. Initialize again.'))
     }
     // A plain tools/call is answered as the session's transport answers it, one SSE event, without it.
-    const call = request.method === 'POST' ? sessionCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, session.revision) : undefined
+    const call = request.method === 'POST' ? legacyCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, (revision) => revision === session.revision) : undefined
     if (call !== undefined) {
       session.active()
-      const result = await this.callTool(request, reply, call.command, call.args)
-      return await reply.headers({ 'mcp-session-id': session.id, 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }).send(sessionAnswer(call.id, result))
+      return await this.callLegacy(request, reply.header('mcp-session-id', session.id), call)
     }
     const response = await session.handle(this.transportRequest(request, reply), request.body)
     return await this.answer(request, reply, response, () => session.streamOpened(), request.method === 'POST')

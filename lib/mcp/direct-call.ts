@@ -59,16 +59,16 @@ export function directRequestOf (sdk: DirectCallSdk, body: unknown, headers: Hea
 }
 
 /**
- * The body as a `tools/call` of a known tool in a 2025 session that the SDK's transport would serve as it
- * is (`name` and `arguments` only: no progress token; the session's own revision in the header; both
- * media types accepted; a JSON body), else undefined.
+ * The body as a 2025 `tools/call` of a known tool that the SDK's transport would serve as it is, in a
+ * session or without one (`name` and `arguments` only: no progress token; a revision `served` in the
+ * header, the session's own in a session; both media types accepted; a JSON body), else undefined.
  */
-export function sessionCallOf (sdk: DirectCallSdk, body: unknown, headers: Headers, byTool: ReadonlyMap<string, string>, revision: string): DirectCall | undefined {
+export function legacyCallOf (sdk: DirectCallSdk, body: unknown, headers: Headers, byTool: ReadonlyMap<string, string>, served: (revision: unknown) => boolean): DirectCall | undefined {
   if (!isPlainObject(body) || !onlyKeys(body, MESSAGE_KEYS) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined
   const { id, params } = body
   if (!isId(id) || !isPlainObject(params) || !onlyKeys(params, SESSION_CALL_KEYS)) return undefined
   const accept = headers.accept
-  if (headers['mcp-protocol-version'] !== revision) return undefined
+  if (!served(headers['mcp-protocol-version'])) return undefined
   if (typeof accept !== 'string' || !accept.includes('application/json') || !accept.includes('text/event-stream')) return undefined
   return sdk.isJsonContentType(headers['content-type'] as string | undefined) ? callOf(id, params, byTool) : undefined
 }
@@ -115,8 +115,8 @@ export function directAnswer (id: string | number, result: string, server: strin
 /** What the SDK adds to a cacheable result (`tools/list`) when the server sets no cache hint: its defaults. */
 const CACHE_FIELDS = '"ttlMs":0,"cacheScope":"private",'
 
-/** The answer to a call in a 2025 session, as its transport sends it: one SSE event. */
-export function sessionAnswer (id: string | number, result: CallToolResult): string {
+/** The answer to a 2025 call, as the SDK's transport sends it: one SSE event. */
+export function legacyAnswer (id: string | number, result: CallToolResult): string {
   return `event: message\ndata: ${JSON.stringify({ result, jsonrpc: '2.0', id })}\n\n`
 }
 

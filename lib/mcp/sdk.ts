@@ -21,6 +21,8 @@ export interface McpSdk {
 }
 
 export interface McpHttpSdk extends McpSdk, DirectCallSdk {
+  /** Every revision the SDK serves, newest first. */
+  SUPPORTED_PROTOCOL_VERSIONS: string[]
   createMcpHandler: typeof createMcpHandler
   /** The 2025 revisions' transport, for the sessions that hold subscriptions. */
   WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport
@@ -43,7 +45,8 @@ export async function loadHttpSdk (): Promise<McpHttpSdk> {
     createMcpHandler: server.createMcpHandler,
     WebStandardStreamableHTTPServerTransport: server.WebStandardStreamableHTTPServerTransport,
     classifyInboundRequest: server.classifyInboundRequest,
-    isJsonContentType: server.isJsonContentType
+    isJsonContentType: server.isJsonContentType,
+    SUPPORTED_PROTOCOL_VERSIONS: server.SUPPORTED_PROTOCOL_VERSIONS
   }
 }
 

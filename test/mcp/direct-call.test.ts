@@ -183,6 +183,35 @@ t.test('what the direct path does not take, the SDK answers as before', async (t
   t.pass(`${MAX_VERDICTS + 1} envelopes, each call answered`)
 })
 
+t.test('a 2025 call without a session: a direct answer is the SDK\'s answer', async (t) => {
+  const app = Fastify()
+  await app.register(svcManifest, { ...requiredOptions, mcp: true })
+  app.get('/ping', { svc: { description: 'Ping' } }, async () => ({ pong: true }))
+  app.get('/fail', { svc: { description: 'Fails' } }, async (request, reply) => await reply.code(409).send({ message: 'no' }))
+  const origin = await listening(t, app)
+  const send = async (params: Record<string, unknown>, extra: Record<string, string> = {}) => {
+    const response = await fetch(`${origin}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18', ...extra },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params })
+    })
+    const seen = ['content-type', 'cache-control', 'mcp-session-id', 'x-accel-buffering'].map((name) => [name, response.headers.get(name)])
+    return { status: response.status, headers: seen, text: await response.text() }
+  }
+  for (const [label, params, extra] of [
+    ['an object result, 2025-06-18', { name: 'ping', arguments: {} }, {}],
+    ['no arguments, 2024-11-05', { name: 'ping' }, { 'mcp-protocol-version': '2024-11-05' }],
+    ['a tool error, 2025-11-25', { name: 'fail', arguments: {} }, { 'mcp-protocol-version': '2025-11-25' }]
+  ] as const) {
+    const direct = await send(params, extra)
+    t.same(direct, await send({ ...params, _meta: { progressToken: 'p' } }, extra), label)
+    t.match(direct.text, /^event: message\ndata: \{"result":/, `${label}: one SSE event`)
+  }
+  // Not taken: a session id (there are no sessions here), an unknown revision; the SDK answers them as before.
+  t.equal((await send({ name: 'ping' }, { 'mcp-session-id': 'x' })).status, 200, 'a session id where there are none: served by the SDK')
+  t.equal((await send({ name: 'ping' }, { 'mcp-protocol-version': '1999-01-01' })).status, 400, 'an unknown revision: refused by the SDK')
+})
+
 t.test('concurrent callers with different tokens: each call carries its own request\'s credential, with and without a session', async (t) => {
   const app = Fastify()
   const subjects: Record<string, string> = { 'token-a': 'a', 'token-b': 'b' }
