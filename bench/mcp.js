@@ -1,5 +1,5 @@
 // MCP: `tools/call` of a command against `POST /svc/execute` of the same command, in the same server, rounds
-// alternating (execute, 2026-07-28 call, 2025-11-25 session call, tools/list …), by the server's CPU time per
+// alternating (execute, 2026-07-28 call, 2025-11-25 session call, 2025-06-18 call without a session, tools/list …), by the server's CPU time per
 // request; at 1 command and at 501 (DESIGN §11). Ratios are taken per round: execute's CPU per request over
 // the MCP request's (the rate of MCP calls against execute's, CPU for CPU).
 import { fork } from 'node:child_process'
@@ -33,6 +33,12 @@ export const TARGETS = {
     url: `${base}/mcp`,
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': LEGACY, 'mcp-session-id': session },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'products_find', arguments: PARAMS } })
+  }),
+  legacyCall: ({ base }) => ({
+    url: `${base}/mcp`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: ACCEPT, 'mcp-protocol-version': '2025-06-18' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'products_find', arguments: PARAMS } })
   }),
   bareSdkCall: ({ base }) => ({
