@@ -1,8 +1,9 @@
-// Where the server's CPU goes for one kind of MCP request (or execute): the bench server of bench/mcp.js run
-// under `node --cpu-prof`, loaded with that request alone, its profile summed by function (self time) and by
-// where the code comes from. `node bench/mcp-profile.js <target> <commands> [seconds]`, target one of
+// Where the server's CPU goes for one kind of MCP request (or execute): the bench server of bench/mcp.js,
+// loaded with that request alone and profiled by V8's CPU profiler (what `node --cpu-prof` writes) during the
+// load only, its profile summed by function (self time) and by where the code comes from. `node bench/mcp-profile.js <target> <commands> [seconds]`, target one of
 // execute, modernCall, sessionCall, modernList; prints a JSON summary as its last line.
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { once } from 'node:events'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { load, openSession, startServer, stopServer, TARGETS } from './mcp.js'
@@ -10,24 +11,32 @@ import { load, openSession, startServer, stopServer, TARGETS } from './mcp.js'
 const [name = 'modernCall', commands = '1', seconds = '5'] = process.argv.slice(2)
 const directory = await mkdtemp(join(tmpdir(), 'svc-mcp-profile-'))
 try {
-  const server = await startServer(Number(commands), ['--cpu-prof', `--cpu-prof-dir=${directory}`])
+  const server = await startServer(Number(commands))
+  const file = join(directory, 'load.cpuprofile')
   let requests
   try {
     const base = `http://127.0.0.1:${server.port}`
     const target = TARGETS[name]({ base, session: await openSession(base) })
-    await load(target, 1)
-    requests = (await load(target, Number(seconds))).requests.total + (await load(target, 1)).requests.total
+    await load(target, 2)
+    await ask(server, { type: 'profile-start' })
+    requests = (await load(target, Number(seconds))).requests.total
+    await ask(server, { type: 'profile-stop', path: file })
   } finally {
     await stopServer(server)
   }
-  const [file] = await readdir(directory)
-  const summary = summarise(JSON.parse(await readFile(join(directory, file), 'utf8')), requests)
+  const summary = summarise(JSON.parse(await readFile(file, 'utf8')), requests)
   for (const { frame, share, micros } of summary.frames) console.error(`${share.padStart(6)}  ${micros.padStart(6)} µs/req  ${frame}`)
   console.error('')
   for (const { origin, share, micros } of summary.origins) console.error(`${share.padStart(6)}  ${micros.padStart(6)} µs/req  ${origin}`)
   console.log(JSON.stringify(summary))
 } finally {
-  if (process.env.KEEP_PROFILE === undefined) await rm(directory, { recursive: true, force: true }); else console.error(directory)
+  await rm(directory, { recursive: true, force: true })
+}
+
+async function ask (server, message) {
+  const answered = once(server.child, 'message')
+  server.child.send(message)
+  await answered
 }
 
 /** Self time by function (top 25) and by origin, each as a share of the busy time and as µs per request. */

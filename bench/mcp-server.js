@@ -5,6 +5,8 @@
 // channels. Beside it, at /bare, the SDK alone: its handler with one trivial tool, no plugin, mounted as the
 // SDK's docs mount it (the web request built from Fastify's, the body handed over parsed): what the SDK
 // itself costs per call. `node bench/mcp-server.js <commands>`.
+import { writeFile } from 'node:fs/promises'
+import { Session } from 'node:inspector/promises'
 import { createMcpHandler, Server } from '@modelcontextprotocol/server'
 import Fastify from 'fastify'
 import svcManifest from 'fastify-svc-manifest'
@@ -59,10 +61,23 @@ app.post('/bare', async (request, reply) => {
 })
 await app.listen({ host: '127.0.0.1', port: 0 })
 
+let profiler
 process.on('message', async (message) => {
   if (message.type === 'cpu') {
     const { user, system } = process.cpuUsage()
     process.send({ type: 'cpu', micros: user + system })
+  } else if (message.type === 'profile-start') {
+    // A CPU profile of the load alone (bench/mcp-profile.js): start-up is not in it.
+    profiler = new Session()
+    profiler.connect()
+    await profiler.post('Profiler.enable')
+    await profiler.post('Profiler.start')
+    process.send({ type: 'profile-start' })
+  } else if (message.type === 'profile-stop') {
+    const { profile } = await profiler.post('Profiler.stop')
+    await writeFile(message.path, JSON.stringify(profile))
+    profiler.disconnect()
+    process.send({ type: 'profile-stop' })
   } else if (message.type === 'close') {
     await app.close()
     process.exit(0)
