@@ -50,7 +50,9 @@ const SESSION_NOT_FOUND = -32001
  * the 2025 revisions its clients still negotiate (2025-11-25, 2025-06-18) from the same tools. Every command
  * is a tool, each call dispatched exactly like execute, with the MCP request's own headers. Stateless: each
  * request gets a fresh server from the factory that lives as long as the request, and a tool call can only
- * ever carry the headers of the request it came in. With channels, a 2025 client that initializes gets a
+ * ever carry the headers of the request it came in. The plainest `tools/call` (every revision) and
+ * `tools/list` (2026-07-28) are answered without that server, as the SDK answers them (mcp/direct-call.ts):
+ * nothing is shared between requests but the tools, made at `ready()`. With channels, a 2025 client that initializes gets a
  * session (a server kept between its requests, each tool call and read still with its own request's
  * headers), where `resources/subscribe` sends its updates; 2026-07-28 has `subscriptions/listen` instead.
  * Listens and sessions are held to the bounds docs/mcp.md lists: slots per subject and in all, keys per
