@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { REFUSALS } from '../lifecycle.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
-import { DIRECT_REVISION, directAnswer, directRequestOf, legacyAnswer, legacyCallOf, type DirectCall } from '../mcp/direct-call.js'
+import { DIRECT_REVISION, directAnswer, directRequestOf, legacyAnswer, legacyCallOf, listAnswer, type DirectCall } from '../mcp/direct-call.js'
 import { ListenSlots, type LimitRefusal } from '../mcp/limits.js'
 import {
   addChannelResources, channelAddressOf, channelReadResult, channelTemplates, distinctKeys, isRefusal, refusalError, REFUSED, ResourceFollowers,
@@ -60,8 +60,8 @@ const SESSION_NOT_FOUND = -32001
  */
 export class McpEndpoint {
   private tools: Tools | undefined
-  /** `{ tools }` as JSON text, made with the tools: what every `tools/list` answers. */
-  private toolList: string | undefined
+  /** What every 2026-07-28 `tools/list` answers, made with the tools: the bytes, given the request's id. */
+  private toolList: ((id: string | number) => Buffer) | undefined
   /** The server's name and version as JSON text, as every 2026-07-28 answer names them. */
   private readonly serverJson: string
   /** Whether a header names a 2025 revision (or older) that the SDK's transport serves. */
@@ -135,7 +135,7 @@ export class McpEndpoint {
     // The tools, or a coded error that rejects `ready()`; the channels are all declared by then.
     onCatalog((catalog, resolve) => {
       endpoint.tools = catalogTools(catalog, resolve)
-      endpoint.toolList = JSON.stringify({ tools: endpoint.tools.tools })
+      endpoint.toolList = listAnswer(JSON.stringify({ tools: endpoint.tools.tools }), endpoint.serverJson)
       if (declarations.channels.size === 0) return
       const followers = new ResourceFollowers((channel, key, onPublish) => channels.realtime().followChannel(channel, key, onPublish))
       endpoint.resources = { templates: channelTemplates(declarations.channels), followers }
@@ -207,7 +207,7 @@ export class McpEndpoint {
   private async stateless (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const direct = directRequestOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool)
     if (direct?.method === 'tools/call') return await this.callDirect(request, reply, direct)
-    if (direct !== undefined) return await reply.type(JSON_TYPE).send(directAnswer(direct.id, this.toolList as string, this.serverJson, true))
+    if (direct !== undefined) return await reply.type(JSON_TYPE).send((this.toolList as (id: string | number) => Buffer)(direct.id))
     // A 2025 call without a session: the SDK would serve it with a server and a transport made for it alone.
     const legacy = request.headers['mcp-session-id'] === undefined ? legacyCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, this.legacyRevision) : undefined
     if (legacy !== undefined) return await this.callLegacy(request, reply, legacy)

@@ -105,11 +105,26 @@ function modernEnvelope (sdk: DirectCallSdk, envelope: Record<string, unknown>):
 
 /**
  * The JSON-RPC answer to a direct request, as the SDK frames a 2026-07-28 result: marked complete, with the
- * server's identity under `_meta`, and for `tools/list` (`cacheable`) the SDK's default cache fields. `result` is the JSON text of an object with at least one key (a tool
- * result has `content`; the list, `tools`): the answer is spliced around it, not parsed and made again.
+ * server's identity under `_meta`, and for `tools/list` (`cacheable`) the SDK's default cache fields.
+ * `result` is the JSON text of an object with at least one key (a tool result has `content`; the list,
+ * `tools`): the answer is spliced around it, not parsed and made again.
  */
 export function directAnswer (id: string | number, result: string, server: string, cacheable = false): string {
-  return `{"result":${result.slice(0, -1)},"resultType":"complete",${cacheable ? CACHE_FIELDS : ''}"_meta":{"${SERVER_INFO}":${server}}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
+  return answerHead(result, server, cacheable) + answerTail(id)
+}
+
+/** The answer to every `tools/list`, as bytes made once: only its id changes from one request to the next. */
+export function listAnswer (tools: string, server: string): (id: string | number) => Buffer {
+  const head = Buffer.from(answerHead(tools, server, true))
+  return (id) => Buffer.concat([head, Buffer.from(answerTail(id))])
+}
+
+function answerHead (result: string, server: string, cacheable: boolean): string {
+  return `{"result":${result.slice(0, -1)},"resultType":"complete",${cacheable ? CACHE_FIELDS : ''}"_meta":{"${SERVER_INFO}":${server}}},"jsonrpc":"2.0","id":`
+}
+
+function answerTail (id: string | number): string {
+  return `${JSON.stringify(id)}}`
 }
 
 /** What the SDK adds to a cacheable result (`tools/list`) when the server sets no cache hint: its defaults. */
