@@ -1,9 +1,11 @@
-// `npm run bench` (full, a few minutes) or `npm run bench -- --quick` (every benchmark, briefly).
+// `npm run bench` (full, a few minutes) or `npm run bench -- --quick` (every benchmark, briefly); `--only mcp`
+// (names below) runs some of them.
 // Prints the machine, one table per benchmark and a table of the goals, met or missed.
 import { execFileSync } from 'node:child_process'
 import { cpus } from 'node:os'
 import { createRequire } from 'node:module'
 import { measureInvocation } from './invoke.js'
+import { measureMcp } from './mcp.js'
 import { measureThroughput } from './throughput.js'
 import { fixed, formatTable, median, runScript, thousands, verdict } from './stats.js'
 
@@ -15,19 +17,34 @@ const THROUGHPUT_COMMANDS = [50, 1000]
 const STARTUP_COMMANDS = [1000, 10000]
 const APP_ROUTES = [20, 200]
 const MEMORY_COMMANDS = 10000
+const MCP_COMMANDS = [1, 501]
+const MCP_ROWS = [
+  ['modernCall', 'tools/call, 2026-07-28 (no session)'],
+  ['sessionCall', 'tools/call, 2025-11-25 session'],
+  ['legacyCall', 'tools/call, 2025-06-18 without a session'],
+  ['modernList', 'tools/list, 2026-07-28'],
+  ['bareSdkCall', 'the SDK alone: its handler, one trivial tool, no plugin']
+]
 
 const goals = []
 /** Set by node24(), once. */
 let node24Path
 const begun = Date.now()
+const benchmarks = {
+  throughput: throughputBenchmark,
+  invocation: invocationBenchmark,
+  mcp: mcpBenchmark,
+  realtime: realtimeBenchmark,
+  startup: startupBenchmark,
+  'app-start': appStartBenchmark,
+  memory: memoryBenchmark,
+  import: importBenchmark
+}
+// `--only <name>[,<name>…]`: those benchmarks alone (`npm run bench -- --only mcp`).
+const onlyAt = process.argv.indexOf('--only')
+const only = onlyAt === -1 ? Object.keys(benchmarks) : process.argv[onlyAt + 1].split(',')
 printMachine()
-await throughputBenchmark()
-await invocationBenchmark()
-await realtimeBenchmark()
-await startupBenchmark()
-await appStartBenchmark()
-await memoryBenchmark()
-await importBenchmark()
+for (const name of only) await benchmarks[name]()
 console.log(`\n### Goals\n\n${formatTable(['Goal', 'Target', 'Measured', 'Result'], goals)}`)
 console.log(`\n${quick ? 'Quick' : 'Full'} run took ${Math.round((Date.now() - begun) / 1000)} s.`)
 
@@ -75,6 +92,28 @@ async function invocationBenchmark () {
   console.log(`\nOne app.inject() of the same route inside the server (what a route called through the fallback pays): ${fixed(result.injectCpu, 1)} µs CPU per call.`)
   goals.push(['execute server CPU per request vs calling the route directly (direct / execute)', '≥ 0.5', fixed(cpu), verdict(cpu >= 0.5)])
   goals.push(['5-step pipeline time vs 5 direct calls, one keep-alive connection', '≤ 1.25×', `${fixed(sequence)}×`, verdict(sequence <= 1.25)])
+}
+
+/**
+ * MCP against execute (DESIGN §11): server CPU per request of `tools/call` of the command (2026-07-28 without a
+ * session, in a 2025-11-25 session, 2025-06-18 without one) against execute of the same command, same server,
+ * rounds alternating; `tools/list` and the SDK alone with a trivial tool beside them.
+ */
+async function mcpBenchmark () {
+  const rows = []
+  for (const commands of MCP_COMMANDS) {
+    const names = ['execute', 'modernCall', 'sessionCall', 'legacyCall', commands === MCP_COMMANDS[0] ? 'bareSdkCall' : 'modernList']
+    const { cpu, ratios } = await measureMcp(commands, names, settings)
+    for (const [name, label] of MCP_ROWS) {
+      if (cpu[name] === undefined) continue
+      const ratio = median(ratios[name])
+      const goal = name.endsWith('Call') && name !== 'bareSdkCall' ? '≥ 0.7' : ''
+      rows.push([label, commands, fixed(cpu.execute, 1), fixed(cpu[name], 1), rangeOf(ratios[name]), goal, goal === '' ? '' : verdict(ratio >= 0.7)])
+      if (goal !== '') goals.push([`MCP ${label}, ${commands} command${commands === 1 ? '' : 's'}: server CPU per call vs execute (execute / MCP)`, goal, fixed(ratio), verdict(ratio >= 0.7)])
+    }
+  }
+  console.log(`\n### MCP (${settings.rounds} alternating rounds of ${settings.duration} s, 10 connections; ratio: execute's server CPU per request over the MCP request's, median [min–max] of the rounds)\n`)
+  console.log(formatTable(['Request', 'Commands', 'Execute µs/req', 'MCP µs/req', 'Execute / MCP', 'Goal', 'Result'], rows))
 }
 
 /** Met when no serialising or hashing function runs and the handler's own code allocates no more than the baseline's. */

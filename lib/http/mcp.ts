@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { REFUSALS } from '../lifecycle.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
 import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
+import { DIRECT_REVISION, directAnswer, directRequestOf, legacyAnswer, legacyCallOf, listAnswer, type DirectCall } from '../mcp/direct-call.js'
 import { ListenSlots, type LimitRefusal } from '../mcp/limits.js'
 import {
   addChannelResources, channelAddressOf, channelReadResult, channelTemplates, distinctKeys, isRefusal, refusalError, REFUSED, ResourceFollowers,
@@ -11,12 +12,12 @@ import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
 import { LegacySessions, type LegacySession } from '../mcp/sessions.js'
 import { McpStreams } from '../mcp/streams.js'
 import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
-import type { McpHttpHandler, McpRequestContext, ReadResourceResult, ResourceTemplateType, Server, ServerCapabilities } from '@modelcontextprotocol/server'
+import type { CallToolResult, McpHttpHandler, McpRequestContext, ReadResourceResult, ResourceTemplateType, Server, ServerCapabilities } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_STEPS, type McpLimits } from '../options.js'
 import type { Realtime } from '../realtime/realtime.js'
 import type { BearerAuth } from './auth.js'
 import { mayWatch, type WatchableChannel } from './channels.js'
-import type { Dispatcher } from './dispatch.js'
+import { callerGone, type Dispatcher } from './dispatch.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 import { webHeaders } from './headers.js'
 
@@ -34,6 +35,8 @@ export interface McpConfig extends RouteLogConfig {
   invoke: false | { maxSteps: number }
 }
 
+/** The media type of a JSON answer, as Fastify sends the SDK's. */
+const JSON_TYPE = 'application/json; charset=utf-8'
 /** JSON-RPC's "parse error", and the code the SDK's transport uses for its other refusals. */
 const PARSE_ERROR = -32700
 /** JSON-RPC's "invalid request". */
@@ -47,7 +50,9 @@ const SESSION_NOT_FOUND = -32001
  * the 2025 revisions its clients still negotiate (2025-11-25, 2025-06-18) from the same tools. Every command
  * is a tool, each call dispatched exactly like execute, with the MCP request's own headers. Stateless: each
  * request gets a fresh server from the factory that lives as long as the request, and a tool call can only
- * ever carry the headers of the request it came in. With channels, a 2025 client that initializes gets a
+ * ever carry the headers of the request it came in. The plainest `tools/call` (every revision) and
+ * `tools/list` (2026-07-28) are answered without that server, as the SDK answers them (mcp/direct-call.ts):
+ * nothing is shared between requests but the tools, made at `ready()`. With channels, a 2025 client that initializes gets a
  * session (a server kept between its requests, each tool call and read still with its own request's
  * headers), where `resources/subscribe` sends its updates; 2026-07-28 has `subscriptions/listen` instead.
  * Listens and sessions are held to the bounds docs/mcp.md lists: slots per subject and in all, keys per
@@ -55,6 +60,12 @@ const SESSION_NOT_FOUND = -32001
  */
 export class McpEndpoint {
   private tools: Tools | undefined
+  /** What every 2026-07-28 `tools/list` answers, made with the tools: the bytes, given the request's id. */
+  private toolList: ((id: string | number) => Buffer) | undefined
+  /** The server's name and version as JSON text, as every 2026-07-28 answer names them. */
+  private readonly serverJson: string
+  /** Whether a header names a 2025 revision (or older) that the SDK's transport serves. */
+  private readonly legacyRevision: (revision: unknown) => boolean
   /** Channels as resources (layout 0.5.0, with channels declared); made with the tools. */
   private resources: { templates: ResourceTemplateType[], followers: ResourceFollowers } | undefined
   private readonly handler: McpHttpHandler
@@ -77,6 +88,9 @@ export class McpEndpoint {
     // The SDK's own cap on listens is ours in all; ours refuses first, naming the option.
     this.handler = sdk.createMcpHandler((context) => this.serverFor(context), { maxSubscriptions: limits.maxListens, keepAliveMs })
     this.slots = new ListenSlots(limits)
+    this.serverJson = JSON.stringify({ name: info.name, version: info.version })
+    const legacy = sdk.SUPPORTED_PROTOCOL_VERSIONS.filter((revision) => revision !== DIRECT_REVISION)
+    this.legacyRevision = (revision) => legacy.includes(revision as string)
   }
 
   /**
@@ -121,6 +135,7 @@ export class McpEndpoint {
     // The tools, or a coded error that rejects `ready()`; the channels are all declared by then.
     onCatalog((catalog, resolve) => {
       endpoint.tools = catalogTools(catalog, resolve)
+      endpoint.toolList = listAnswer(JSON.stringify({ tools: endpoint.tools.tools }), endpoint.serverJson)
       if (declarations.channels.size === 0) return
       const followers = new ResourceFollowers((channel, key, onPublish) => channels.realtime().followChannel(channel, key, onPublish))
       endpoint.resources = { templates: channelTemplates(declarations.channels), followers }
@@ -185,15 +200,47 @@ export class McpEndpoint {
     return await this.stateless(request, reply)
   }
 
-  /** A request served without a session: a fresh server for it alone. A listen is checked first. */
+  /**
+   * A request served without a session: a fresh server for it alone. A listen is checked first; a plain
+   * 2026-07-28 `tools/call` is answered directly.
+   */
   private async stateless (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const direct = directRequestOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool)
+    if (direct?.method === 'tools/call') return await this.callDirect(request, reply, direct)
+    if (direct !== undefined) return await reply.type(JSON_TYPE).send((this.toolList as (id: string | number) => Buffer)(direct.id))
+    // A 2025 call without a session: the SDK would serve it with a server and a transport made for it alone.
+    const legacy = request.headers['mcp-session-id'] === undefined ? legacyCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, this.legacyRevision) : undefined
+    if (legacy !== undefined) return await this.callLegacy(request, reply, legacy)
     const listen = listenRequestOf(request.body)
     if (listen !== undefined) {
       const refused = await this.follow(request, reply, listen)
       if (refused !== undefined) return await reply.send({ jsonrpc: '2.0', id: listen.id, error: refused })
     }
     const webRequest = this.transportRequest(request, reply)
-    return await this.answer(request, reply, await this.handler.fetch(webRequest, { parsedBody: request.body }))
+    return await this.answer(request, reply, await this.handler.fetch(webRequest, { parsedBody: request.body }), undefined, listen === undefined)
+  }
+
+  /**
+   * A 2026-07-28 `tools/call` the SDK would serve as it is (mcp/direct-call.ts), answered as it answers it,
+   * without a server made for the request: the command dispatched exactly like execute, with this request's
+   * headers and a signal that aborts when its client goes away, and the result framed as JSON-RPC. What the
+   * SDK would do per call beyond that (classify, build a server, validate with zod) is the cost of the
+   * framing only; measured: 0.22 of execute's rate through the SDK, see docs/benchmarks.md.
+   */
+  private async callDirect (request: FastifyRequest, reply: FastifyReply, { id, command, args }: DirectCall): Promise<FastifyReply> {
+    const result = await this.callTool(request, reply, command, args)
+    return await reply.type(JSON_TYPE).send(directAnswer(id, JSON.stringify(result), this.serverJson))
+  }
+
+  /** A 2025 call answered as the SDK's transport answers it: one SSE event, on a connection kept open. */
+  private async callLegacy (request: FastifyRequest, reply: FastifyReply, { id, command, args }: DirectCall): Promise<FastifyReply> {
+    const result = await this.callTool(request, reply, command, args)
+    return await reply.headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }).send(legacyAnswer(id, result))
+  }
+
+  /** A command called as a tool, exactly like execute: this request's headers, stopped when its client goes away. */
+  private async callTool (request: FastifyRequest, reply: FastifyReply, command: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal: callerGone(reply) }))
   }
 
   /** GET (a session's stream) and DELETE (its end) reach a session; without one, the endpoint is stateless. */
@@ -209,8 +256,14 @@ export class McpEndpoint {
     if (session === undefined || session.owner !== await this.ownerOf(request)) {
       return await reply.code(404).send(jsonRpcError(SESSION_NOT_FOUND, 'Session not found: it ended, expired, belongs to another caller, or lives on another instance. Initialize again.'))
     }
+    // A plain tools/call is answered as the session's transport answers it, one SSE event, without it.
+    const call = request.method === 'POST' ? legacyCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, (revision) => revision === session.revision) : undefined
+    if (call !== undefined) {
+      session.active()
+      return await this.callLegacy(request, reply.header('mcp-session-id', session.id), call)
+    }
     const response = await session.handle(this.transportRequest(request, reply), request.body)
-    return await this.answer(request, reply, response, () => session.streamOpened())
+    return await this.answer(request, reply, response, () => session.streamOpened(), request.method === 'POST')
   }
 
   /**
@@ -226,13 +279,16 @@ export class McpEndpoint {
       return await this.stateless(request, reply)
     }
     const response = await sessions.open((session) => this.sessionServer(session), owner, slot, this.transportRequest(request, reply), request.body)
-    return await this.answer(request, reply, response)
+    return await this.answer(request, reply, response, undefined, true)
   }
 
-  /** The SDK's response as the reply: a stream through the bounded writer, anything else as it is. */
-  private async answer (request: FastifyRequest, reply: FastifyReply, response: Response, opened?: () => () => void): Promise<FastifyReply> {
+  /**
+   * The SDK's response as the reply: a stream through the bounded writer, anything else as it is.
+   * `answersPost`: a stream is the answer to this POST and ends with it (not a listen, not a session's GET).
+   */
+  private async answer (request: FastifyRequest, reply: FastifyReply, response: Response, opened?: () => () => void, answersPost = false): Promise<FastifyReply> {
     if (response.headers.get('content-type')?.startsWith('text/event-stream') === true) {
-      this.streams.send(request, reply, response, opened?.())
+      this.streams.send(request, reply, response, opened?.(), answersPost)
       return reply
     }
     reply.code(response.status)

@@ -1,4 +1,5 @@
 import type { Server, WebStandardStreamableHTTPServerTransport, createMcpHandler } from '@modelcontextprotocol/server'
+import type { DirectCallSdk } from './direct-call.js'
 import type { StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio'
 import type { AjvJsonSchemaValidator } from '@modelcontextprotocol/server/validators/ajv'
 import { importOptional } from '../util/optional.js'
@@ -19,7 +20,9 @@ export interface McpSdk {
   jsonSchemaValidator: AjvJsonSchemaValidator
 }
 
-export interface McpHttpSdk extends McpSdk {
+export interface McpHttpSdk extends McpSdk, DirectCallSdk {
+  /** Every revision the SDK serves, newest first. */
+  SUPPORTED_PROTOCOL_VERSIONS: string[]
   createMcpHandler: typeof createMcpHandler
   /** The 2025 revisions' transport, for the sessions that hold subscriptions. */
   WebStandardStreamableHTTPServerTransport: typeof WebStandardStreamableHTTPServerTransport
@@ -40,7 +43,10 @@ export async function loadHttpSdk (): Promise<McpHttpSdk> {
     Server: server.Server,
     jsonSchemaValidator: new validation.AjvJsonSchemaValidator(),
     createMcpHandler: server.createMcpHandler,
-    WebStandardStreamableHTTPServerTransport: server.WebStandardStreamableHTTPServerTransport
+    WebStandardStreamableHTTPServerTransport: server.WebStandardStreamableHTTPServerTransport,
+    classifyInboundRequest: server.classifyInboundRequest,
+    isJsonContentType: server.isJsonContentType,
+    SUPPORTED_PROTOCOL_VERSIONS: server.SUPPORTED_PROTOCOL_VERSIONS
   }
 }
 

@@ -84,6 +84,16 @@ export class LegacySession {
     return this.transport.sessionId
   }
 
+  /** The revision its client negotiated: sessions are kept only once their `initialize` is answered. */
+  get revision (): string {
+    return (this.server as Server).getNegotiatedProtocolVersion() as string
+  }
+
+  /** A request of the session was answered without its transport: it stays alive for another idle period. */
+  active (): void {
+    this.touch()
+  }
+
   async connect (server: Server): Promise<void> {
     this.server = server
     await server.connect(this.transport)

@@ -22,14 +22,16 @@ export class McpStreams {
   /**
    * Sends the SDK's `response`, an SSE stream, as the reply: its headers, then its frames as they come,
    * until either side ends it. `onClose` runs once the response is closed (never when the client had
-   * already left).
+   * already left). `answer`: the stream answers one POST and ends with its result, so its connection
+   * stays open for the client's next request, as after a JSON answer (measured: closing it made each
+   * call of a 2025 session open a new connection).
    */
-  send (request: FastifyRequest, reply: FastifyReply, response: Response, onClose: () => void = () => {}): void {
+  send (request: FastifyRequest, reply: FastifyReply, response: Response, onClose: () => void = () => {}, answer = false): void {
     for (const [name, value] of response.headers) {
       if (!OWN_HEADERS.has(name)) reply.header(name, value)
     }
     const reader = (response.body as ReadableStream<Uint8Array>).getReader()
-    const raw = startEventStream(request, reply)
+    const raw = answer ? startAnswerStream(reply) : startEventStream(request, reply)
     const stream: SseStream = new SseStream(raw, this.limits, () => {
       this.open.delete(stream)
       // The SDK lets go of the stream (and a listen of its subscriptions) once it is cancelled.
@@ -77,6 +79,19 @@ export class McpStreams {
       socket.destroy()
     }
   }
+}
+
+/**
+ * The start of a stream that answers one request: the SSE headers of `startEventStream` without
+ * `connection: close`. It ends with the request's result, and its connection is then idle like any other
+ * (`app.close()` closes idle connections); streams that stay open (listens, a session's GET) close theirs.
+ */
+function startAnswerStream (reply: FastifyReply): ServerResponse {
+  reply.hijack()
+  const response = reply.raw
+  response.writeHead(200, { ...(reply.getHeaders() as Record<string, string | number | string[]>), 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' })
+  response.flushHeaders()
+  return response
 }
 
 /**
