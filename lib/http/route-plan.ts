@@ -25,6 +25,10 @@ export interface RoutePlan {
   bodyLimit?: number
   /** Called through `app.inject()` rather than on an inner request. */
   viaInject: boolean
+  /** `svc.stream: true`: a streamed execute relays the route's pieces. */
+  stream: boolean
+  /** `svc.timeout`, when set: the command's own deadline in milliseconds (`0`: none). */
+  timeout?: number
 }
 
 /**
@@ -48,7 +52,9 @@ export function planRoute (command: CommandRoute): RoutePlan {
     extraPlace: command.extraPlace,
     alwaysBody: command.extraPlace === 'body',
     bodyLimit: command.bodyLimit,
-    viaInject: command.viaInject
+    viaInject: command.viaInject,
+    stream: command.stream,
+    timeout: command.timeout
   }
 }
 
