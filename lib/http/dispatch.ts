@@ -42,7 +42,7 @@ export class Dispatcher {
   constructor (
     private readonly app: FastifyInstance,
     private readonly catalog: () => Catalog | undefined,
-    private readonly maxResultBytes: number,
+    readonly maxResultBytes: number,
     private readonly lifecycle: Phases,
     private readonly timeout: number,
     private readonly live: LiveCalls
