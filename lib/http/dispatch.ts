@@ -94,9 +94,13 @@ export class Dispatcher {
 
   /** Whether `command` is declared `svc.stream: true` (false for a command the catalog does not have). */
   streams (command: string): boolean {
+    return this.planFor(command)?.stream === true
+  }
+
+  /** A command's plan, or undefined for a command the catalog does not have (or before the catalog). */
+  private planFor (command: string): RoutePlan | undefined {
     const catalog = this.catalog()
-    const plan = catalog === undefined ? undefined : this.plans.get(command) ?? this.planOf(catalog, command)
-    return plan?.stream === true
+    return catalog === undefined ? undefined : this.plans.get(command) ?? this.planOf(catalog, command)
   }
 
   /**
@@ -104,8 +108,7 @@ export class Dispatcher {
    * command the catalog does not have.
    */
   bodyLimitOf (command: string): number | undefined {
-    const catalog = this.catalog()
-    const plan = catalog === undefined ? undefined : this.plans.get(command) ?? this.planOf(catalog, command)
+    const plan = this.planFor(command)
     return plan === undefined ? undefined : plan.bodyLimit ?? this.app.initialConfig.bodyLimit
   }
 

@@ -2,8 +2,9 @@ import { request as httpRequest } from 'node:http'
 import { PassThrough, Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import { readyApp } from '../helpers/app.js'
+import { fetchManifest, readyApp } from '../helpers/app.js'
 import { execute } from '../helpers/invoke.js'
+import { diffManifests, type Manifest } from '../../lib/client/index.js'
 import { listening } from '../helpers/net.js'
 import { pause, SseSubscriber } from '../helpers/sse.js'
 
@@ -43,7 +44,7 @@ function routes (log: Log) {
     app.get('/lines', { svc: { name: 'lines', description: 'NDJSON lines', stream: true } }, async (request, reply) => {
       const body = new PassThrough()
       body.write('{"n":1}\n{"n":')
-      log.more = () => { body.end('2}\nnot json\n\n{"n":3}') }
+      log.more = () => { body.end('2}\r\nnot json\n\n{"n":3}') }
       return reply.type('application/x-ndjson').send(body)
     })
     app.get('/sse', { svc: { name: 'sse', description: 'SSE written by hand', stream: true } }, (request, reply) => {
@@ -87,7 +88,11 @@ function routes (log: Log) {
     app.get('/binary', { svc: { name: 'binary', description: 'Bytes', stream: true } }, async (request, reply) => {
       return reply.type('application/octet-stream').send(Readable.from([Buffer.from('ok'), Buffer.from([0xff, 0xfe])]))
     })
-    app.get('/json', { svc: { name: 'json', description: 'A JSON body', stream: true } }, async () => ({ whole: true }))
+    app.get('/json', { svc: { name: 'json', description: 'A JSON body', stream: true } }, async (request, reply) => reply.header('retry-after', '5').send({ whole: true }))
+    app.get('/bare', { svc: { name: 'bare', description: 'No content type', stream: true } }, (request, reply) => {
+      reply.hijack()
+      reply.raw.end('as is')
+    })
     app.get('/bytes', { svc: { name: 'bytes', description: 'Binary, not streamed' } }, async (request, reply) => reply.type('application/octet-stream').send(Buffer.from([1, 2])))
     app.get('/locked', { svc: { name: 'locked', description: 'Refuses', stream: true } }, async (request, reply) => reply.code(401).send({ message: 'no' }))
     app.get('/breaks', { svc: { name: 'breaks', description: 'Breaks mid-way', stream: true } }, async (request, reply) => {
@@ -164,6 +169,10 @@ t.test('other bodies: text chunks, base64 when not UTF-8, JSON as the result', a
   const json = await streamExecute(origin, { command: 'json', stream: true })
   await json.end()
   t.same(json.frames.map((frame) => frame.data), [{ type: 'done', result: { whole: true } }])
+  t.equal(json.headers['retry-after'], '5', 'the route\'s relayed headers come with the stream\'s head')
+  const bare = await streamExecute(origin, { command: 'bare', stream: true })
+  await bare.end()
+  t.same(bare.frames.map((frame) => frame.data), [{ type: 'chunk', data: 'as is' }, { type: 'done', result: null }])
   const bytes = await streamExecute(origin, { command: 'bytes', stream: true })
   await bytes.end()
   t.same(bytes.frames.map((frame) => frame.data), [{ type: 'done', result: 'AQI=', encoding: 'base64', contentType: 'application/octet-stream' }])
@@ -243,4 +252,41 @@ t.test('a caller that reads too slowly: the route is cancelled and the stream en
   const last = stream.frames.at(-1)!.data
   t.match(last, { type: 'error', error: { code: 'PAYLOAD_TOO_LARGE', status: 413 } })
   t.ok(stream.frames.length > 10, 'the frames before it were sent')
+})
+
+t.test('svc.stream and svc.timeout: read, checked, and stream: true served after hints', async (t) => {
+  const { app } = await setup(t)
+  const manifest = await fetchManifest(app)
+  t.same(Object.keys(manifest.commands.lines), ['description', 'stream'])
+  t.equal(manifest.commands.lines.stream, true)
+  t.notOk('stream' in manifest.commands.job)
+  const ordered = await readyApp(t, {}, (app) => {
+    app.get('/h', { svc: { name: 'h', description: 'H', stream: true, hints: { idempotent: true }, timeout: 5, tags: ['t'] } }, async () => ({}))
+    app.get('/n', { svc: { name: 'n', description: 'N', stream: false, timeout: 0 } }, async () => ({}))
+  }).then(fetchManifest)
+  t.same(Object.keys(ordered.commands.h), ['description', 'tags', 'hints', 'stream'])
+  t.notOk('stream' in ordered.commands.n, 'stream: false is left out')
+  const cases: Array<[Record<string, unknown>, RegExp]> = [
+    [{ stream: 'yes' }, /svc\.stream must be a boolean/],
+    [{ timeout: -1 }, /svc\.timeout must be a whole number of milliseconds, 0 \(no deadline\) to 2147483647/],
+    [{ timeout: 1.5 }, /svc\.timeout/],
+    [{ timeout: 2 ** 31 }, /svc\.timeout/]
+  ]
+  for (const [svc, message] of cases) {
+    await t.rejects(readyApp(t, {}, (app) => { app.get('/x', { svc: { description: 'X', ...svc } as never }, async () => ({})) }), { code: 'FST_SVC_INVALID_ROUTE_OPTION', message })
+  }
+})
+
+t.test('diffManifests: a command that starts or stops streaming is a non-breaking stream.changed', async (t) => {
+  const { app } = await setup(t)
+  const before = await fetchManifest(app)
+  const after = structuredClone(before) as Manifest
+  delete after.commands.lines.stream
+  after.commands.job.stream = true
+  const diff = diffManifests(before, after)
+  t.same(diff.breaking, [])
+  t.same(diff.nonBreaking.map(({ kind, name, message }) => `${kind} ${name}: ${message}`), [
+    'stream.changed job: command job now streams its result',
+    'stream.changed lines: command lines no longer streams its result'
+  ])
 })
