@@ -3,7 +3,7 @@ import { PassThrough, Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { fetchManifest, readyApp } from '../helpers/app.js'
-import { execute } from '../helpers/invoke.js'
+import { execute, pipeline } from '../helpers/invoke.js'
 import { diffManifests, type Manifest } from '../../lib/client/index.js'
 import { listening } from '../helpers/net.js'
 import { pause, SseSubscriber } from '../helpers/sse.js'
@@ -289,4 +289,19 @@ t.test('diffManifests: a command that starts or stops streaming is a non-breakin
     'stream.changed job: command job now streams its result',
     'stream.changed lines: command lines no longer streams its result'
   ])
+})
+
+t.test('pipeline steps and a plain execute are buffered, streaming commands included', async (t) => {
+  const { app } = await setup(t)
+  const response = await pipeline(app, { steps: [{ command: 'binary' }, { command: 'json' }, { command: 'job' }] })
+  t.same(response.json(), {
+    ok: true,
+    results: [
+      { command: 'binary', ok: true, result: Buffer.from([0x6f, 0x6b, 0xff, 0xfe]).toString('base64'), encoding: 'base64', contentType: 'application/octet-stream' },
+      { command: 'json', ok: true, result: { whole: true } },
+      { command: 'job', ok: true, result: { done: true } }
+    ]
+  })
+  const bare = await execute(app, 'bare')
+  t.same(bare.json(), { ok: true, result: Buffer.from('as is').toString('base64'), encoding: 'base64', contentType: 'application/octet-stream' })
 })
