@@ -122,5 +122,6 @@ export type {
 export type {
   JsonSchema, SvcAuthOptions, SvcBroker, SvcBrokerMessage, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify
 } from './option-types.js'
+export type { SvcRequest } from './http/call.js'
 export type { EmitOptions } from './realtime/realtime.js'
 export type { SvcRegistry } from './registry.js'
