@@ -105,16 +105,14 @@ export class InjectCall implements RouteCall {
         validate: false
       }, limit, signal)
     } catch {
-      // The response closed before its head: the caller went away, or the route destroyed it.
-      return isAborted(signal) ? 'cancelled' : CUT_OFF
+      // The response closed before its head: the route destroyed it (a cancelled call has settled before).
+      return CUT_OFF
     }
   }
 
-  /** Rejects when the response closed before its head. */
+  /** Rejects when the response closed before its head, unless the call was cancelled first. */
   private inject (options: InjectOptions, limit: number, signal: AbortSignal | undefined): Promise<Ended> {
     const stop = new AbortController()
-    const cancel = (): void => { stop.abort() }
-    signal?.addEventListener('abort', cancel, { once: true })
     return new Promise<Ended>((resolve, reject) => {
       let settled = false
       const settle = (ended: Ended): void => {
@@ -123,6 +121,13 @@ export class InjectCall implements RouteCall {
         signal?.removeEventListener('abort', cancel)
         resolve(ended)
       }
+      // The call ends when it is cancelled, whether or not the route ever answers: light-my-request closes
+      // a request whose body was read as soon as it was read, so a route waiting for `close` may not stop.
+      const cancel = (): void => {
+        settle('cancelled')
+        stop.abort()
+      }
+      signal?.addEventListener('abort', cancel, { once: true })
       this.app.inject({ ...options, payloadAsStream: true, signal: stop.signal }, (error, response) => {
         if (error !== null && error !== undefined) {
           signal?.removeEventListener('abort', cancel)

@@ -199,3 +199,27 @@ t.test('a signal read after its request closed is aborted at once', async (t) =>
   while (late.read === undefined && Date.now() - began < 3000) await pause(10)
   t.equal(late.read?.aborted, true)
 })
+
+t.test('a route called through app.inject() is stopped at its deadline too', async (t) => {
+  const log = seen()
+  const waitForClose = async (request: FastifyRequest): Promise<unknown> => {
+    log.started++
+    await new Promise<void>((resolve) => { request.raw.on('close', () => { log.rawClosed++; resolve() }) })
+    return { never: 'read' }
+  }
+  const viaInject = { svcDispatch: 'inject' as const }
+  const app = await readyApp(t, { invoke: { timeout: 150 } }, (app) => {
+    app.get('/socketish', { svc: { name: 'socketish', description: 'Needs a real connection' }, config: viaInject }, waitForClose)
+    app.post('/posted', { svc: { name: 'posted', description: 'Reads a body first' }, config: viaInject }, waitForClose)
+  })
+  const response = await execute(app, 'socketish')
+  t.equal(response.statusCode, 504)
+  t.match(response.json().error, { code: 'TIMEOUT', message: /150 ms \(invoke.timeout\)/ })
+  const began = Date.now()
+  while (log.rawClosed < 1 && Date.now() - began < 3000) await pause(10)
+  t.equal(log.rawClosed, 1, 'its request closed')
+  // light-my-request closed this request once its body was read: the route misses the close, but the
+  // call still ends at its deadline.
+  const posted = await execute(app, 'posted', { a: 1 })
+  t.equal(posted.statusCode, 504)
+})
