@@ -209,8 +209,8 @@ t.test('a route called through app.inject() is stopped at its deadline too', asy
   }
   const viaInject = { svcDispatch: 'inject' as const }
   const app = await readyApp(t, { invoke: { timeout: 150 } }, (app) => {
-    app.get('/socketish', { svc: { name: 'socketish', description: 'Needs a real connection' }, config: viaInject }, waitForClose)
-    app.post('/posted', { svc: { name: 'posted', description: 'Reads a body first' }, config: viaInject }, waitForClose)
+    app.get('/socketish', { svc: { name: 'socketish', description: 'Needs a real connection' }, config: viaInject }, async (request) => await waitForClose(request as FastifyRequest))
+    app.post('/posted', { svc: { name: 'posted', description: 'Reads a body first' }, config: viaInject }, async (request) => await waitForClose(request as FastifyRequest))
   })
   const response = await execute(app, 'socketish')
   t.equal(response.statusCode, 504)
