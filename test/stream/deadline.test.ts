@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import t from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { execute, pipeline } from '../helpers/invoke.js'
+import { httpClient, textJson } from '../helpers/mcp.js'
 import { listening } from '../helpers/net.js'
 import { pause } from '../helpers/sse.js'
 
@@ -222,4 +223,14 @@ t.test('a route called through app.inject() is stopped at its deadline too', asy
   // call still ends at its deadline.
   const posted = await execute(app, 'posted', { a: 1 })
   t.equal(posted.statusCode, 504)
+})
+
+t.test('an MCP tools/call has the deadline too: 504 TIMEOUT as a tool error, the route\'s signal aborted', async (t) => {
+  const log = seen()
+  const app = await readyApp(t, { mcp: true, invoke: { timeout: 150 } }, jobRoutes(log))
+  const client = await httpClient(t, `${await listening(t, app)}/mcp`)
+  const result = await client.callTool({ name: 'job', arguments: {} })
+  t.equal(result.isError, true)
+  t.match(textJson(result), { code: 'TIMEOUT', status: 504 })
+  t.match(log.aborted, [{ code: 'TIMEOUT' }])
 })
