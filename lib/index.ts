@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { RouteCollector } from './collect/collector.js'
 import { Declarations, shareType } from './collect/declarations.js'
@@ -6,6 +6,7 @@ import type { SvcRouteOptions } from './collect/svc-option.js'
 import { UnseenRoutes } from './collect/unseen-routes.js'
 import { Lifecycle } from './lifecycle.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
+import { LiveCalls, svcOf, type SvcRequest } from './http/call.js'
 import { Dispatcher } from './http/dispatch.js'
 import type { EndpointContext, RegisterEndpoint } from './http/endpoint.js'
 import { registerInvokeRoutes } from './http/invoke.js'
@@ -16,7 +17,7 @@ import { registerOAuthMetadata } from './http/oauth-metadata.js'
 import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
 import { registerUiRoutes } from './http/ui.js'
-import { DEFAULT_MAX_RESULT_BYTES, readOptions } from './options.js'
+import { DEFAULT_INVOKE_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, readOptions } from './options.js'
 import type { SvcManifestOptions } from './option-types.js'
 import { RealtimeOnDemand } from './realtime/on-demand.js'
 import { svcRegistry, type SvcRegistry } from './registry.js'
@@ -30,6 +31,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** What `auth.verify` (or `request.jwtVerify()`) returned, on commands with `auth`; `null` when no credential was sent. */
     svcCredential?: unknown
+    /** The call this request serves: `signal` (aborts when the answer is no longer wanted) and `progress()`. */
+    readonly svc: SvcRequest
   }
   interface RouteShorthandOptions {
     /** Describes this route as a command of the service manifest. */
@@ -56,11 +59,25 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     sharedSchemas: declarations.payloadSchemas(fastify.getSchemas()),
     log: fastify.log
   }))
+  // The calls still running (execute, pipeline, MCP, and direct requests whose route read its signal): the
+  // app closing cancels them, right after the lifecycle's own preClose.
+  const liveCalls = new LiveCalls()
+  fastify.addHook('preClose', (done) => {
+    liveCalls.abortAll()
+    done()
+  })
   const context: EndpointContext = {
     links: new EndpointLinks(),
     origins: new OriginPolicy(config),
     auth,
-    dispatcher: new Dispatcher(fastify, () => lifecycle.built?.catalog, config.invoke === false ? DEFAULT_MAX_RESULT_BYTES : config.invoke.maxResultBytes, lifecycle),
+    dispatcher: new Dispatcher(
+      fastify,
+      () => lifecycle.built?.catalog,
+      config.invoke === false ? DEFAULT_MAX_RESULT_BYTES : config.invoke.maxResultBytes,
+      lifecycle,
+      config.invoke === false ? DEFAULT_INVOKE_TIMEOUT : config.invoke.timeout,
+      liveCalls
+    ),
     declarations,
     prepared: () => lifecycle.built?.prepared,
     realtime,
@@ -72,6 +89,8 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   fastify.addHook('onRoute', collector.onRoute)
   fastify.decorate('svc', svcRegistry(declarations, lifecycle, realtime))
   fastify.decorateRequest(CREDENTIAL_PROPERTY, null)
+  // A getter: made on first use, so a request whose route never reads it costs nothing.
+  fastify.decorateRequest('svc', { getter (this: FastifyRequest) { return svcOf(this.raw, liveCalls) } })
   for (const register of ENDPOINTS) await register(fastify, config, context)
   // Last: its onClose runs before the endpoints' own.
   lifecycle.attach(fastify, async (hand) => {
@@ -103,5 +122,6 @@ export type {
 export type {
   JsonSchema, SvcAuthOptions, SvcBroker, SvcBrokerMessage, SvcChannelAuthorize, SvcChannelOptions, SvcEventOptions, SvcManifestOptions, SvcNamesOptions, SvcRealtimeOptions, SvcVerify
 } from './option-types.js'
+export type { SvcRequest } from './http/call.js'
 export type { EmitOptions } from './realtime/realtime.js'
 export type { SvcRegistry } from './registry.js'

@@ -169,9 +169,10 @@ export interface SvcManifestOptions {
    * `false` turns execute and pipeline off. `maxSteps` limits a pipeline (default 16; also the most messages
    * of one JSON-RPC batch on the MCP endpoint); `maxResultBytes` the bytes of a route's body one call holds
    * (execute, a pipeline step, MCP `tools/call`; past it the call is 413) and of the results one pipeline
-   * holds (default 8 MiB). Default `true`.
+   * holds (default 8 MiB); `timeout` the deadline in milliseconds of every execute, pipeline step and MCP
+   * call (default 300000; `0`: none; a command's `svc.timeout` sets its own). Default `true`.
    */
-  invoke?: boolean | { maxSteps?: number, maxResultBytes?: number }
+  invoke?: boolean | { maxSteps?: number, maxResultBytes?: number, timeout?: number }
   /** Event and channel streams (docs/realtime.md). */
   realtime?: SvcRealtimeOptions
   /**

@@ -176,6 +176,10 @@ const MAX_HEARTBEAT = Math.floor(MAX_TIMER / 1000)
 export const DEFAULT_MAX_STEPS = 16
 /** The most bytes of a route's body one call holds, and of the results one pipeline holds: 8 MiB. */
 export const DEFAULT_MAX_RESULT_BYTES = 8 * 1024 * 1024
+/** The deadline of every execute, pipeline step and MCP call: 5 minutes. */
+export const DEFAULT_INVOKE_TIMEOUT = 300_000
+/** The longest deadline a timer can hold, in milliseconds. */
+export const MAX_DEADLINE = MAX_TIMER
 
 /**
  * `about` and `channels` exist only in layout `0.5.0`: the one place this rule is written, read by the
@@ -216,7 +220,9 @@ const AUTH = {
 
 const INVOKE = {
   maxSteps: withDefault(DEFAULT_MAX_STEPS, wholeNumber('a whole number of 1 or more')),
-  maxResultBytes: withDefault(DEFAULT_MAX_RESULT_BYTES, wholeNumber('a whole number of bytes, 1 or more'))
+  maxResultBytes: withDefault(DEFAULT_MAX_RESULT_BYTES, wholeNumber('a whole number of bytes, 1 or more')),
+  /** Milliseconds; 0: no deadline. */
+  timeout: withDefault(DEFAULT_INVOKE_TIMEOUT, wholeNumber(`a whole number of milliseconds, 0 (no deadline) to ${MAX_TIMER}`, 0, MAX_TIMER))
 } satisfies ReadersOf<Exclude<SvcManifestOptions['invoke'], boolean | undefined>>
 
 const REALTIME = {
@@ -280,7 +286,7 @@ const OPTIONS = {
   unseenRoutes: withDefault<UnseenRoutesMode>('warn', oneOf(['warn', 'error', 'ignore'], '"warn", "error" or "ignore"')),
   basePath,
   /** `false` when execute and pipeline are off. */
-  invoke: toggle(true, object(INVOKE, 'true, false or { maxSteps?, maxResultBytes? }')),
+  invoke: toggle(true, object(INVOKE, 'true, false or { maxSteps?, maxResultBytes?, timeout? }')),
   realtime: object(REALTIME, 'an object { redis?, heartbeat?, maxBufferBytes?, connectTimeout?, commandTimeout?, broker? }'),
   /** `false` when the MCP endpoint is off. */
   mcp: toggle(false, object(MCP, 'true, false or { path, maxSubscriptions, maxListensPerSubject, maxListens }')),

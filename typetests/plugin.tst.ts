@@ -103,6 +103,16 @@ describe('the app.svc decorator and the request', () => {
     })
   })
 
+  test('request.svc: the call\'s signal and progress; svc.stream, svc.timeout and invoke.timeout', () => {
+    app.get('/job', { svc: { description: 'Job', stream: true, timeout: 60_000 } }, async (request) => {
+      expect(request.svc.signal).type.toBe<AbortSignal>()
+      expect(request.svc.progress).type.toBeCallableWith(1, { total: 2, message: 'half' })
+      expect(request.svc.progress).type.not.toBeCallableWith('1')
+      return null
+    })
+    expect(app.register).type.toBeCallableWith(svcManifest, { ...options, invoke: { timeout: 0 } })
+  })
+
   test('checksumOf takes the commands map', () => {
     expect(checksumOf).type.toBeCallableWith({ search: { description: 'Search' } })
     expect(checksumOf({})).type.toBe<string>()

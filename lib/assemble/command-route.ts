@@ -26,6 +26,10 @@ export interface CommandRoute {
   readonly response?: Schema
   /** Calls go through `app.inject()` (a websocket route, or `config: { svcDispatch: 'inject' }`). */
   readonly viaInject: boolean
+  /** `svc.stream: true`: a streamed execute relays the route's pieces as they come. */
+  readonly stream: boolean
+  /** `svc.timeout`: the command's own deadline in milliseconds (`0`: none); else `invoke.timeout`. */
+  readonly timeout?: number
 }
 
 /** What the catalog keeps of a command to call its route. */
@@ -41,6 +45,8 @@ export function commandRouteOf (name: string, source: CommandSource): CommandRou
     bodyLimit: source.bodyLimit,
     paramSchemas: source.paramSources,
     response: source.returns?.fromResponse === true ? source.returns.schema : undefined,
-    viaInject: source.viaInject === true
+    viaInject: source.viaInject === true,
+    stream: source.stream === true,
+    timeout: source.timeout
   }
 }

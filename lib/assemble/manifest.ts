@@ -152,6 +152,7 @@ function buildCommand (source: CommandSource, registry: SchemaLookup): ManifestC
   if (source.returns !== undefined) command.returns = returnsOf(source.returns, registry)
   if (source.tags !== undefined) command.tags = source.tags
   if (source.hints !== undefined) command.hints = source.hints
+  if (source.stream === true) command.stream = true
   if (source.auth !== undefined) command.auth = source.auth
   if (source.scopes !== undefined && source.scopes.length > 0) command.requiredScopes = source.scopes
   if (source.examples !== undefined && source.examples.length > 0) command.examples = source.examples

@@ -8,7 +8,7 @@ export type ChangeKind =
   | 'channel.removed' | 'channel.added'
   | 'type.removed' | 'type.added' | 'type.changed'
   | 'constraint.changed' | 'property.added' | 'property.removed' | 'property.required-changed' | 'field.type-changed'
-  | 'default.changed' | 'scopes.changed' | 'examples.changed' | 'deprecated.changed'
+  | 'default.changed' | 'scopes.changed' | 'examples.changed' | 'deprecated.changed' | 'stream.changed'
 
 export interface Change {
   kind: ChangeKind

@@ -13,6 +13,8 @@ function diffCommand (log: ChangeLog, name: string, old: ManifestCommand, now: M
   diffAuth(log, name, old.auth, now.auth)
   diffScopes(log, name, old.requiredScopes, now.requiredScopes)
   diffHints(log, name, old.hints, now.hints)
+  // Either way a buffered call still works: whether pieces are streamed is the caller's to ask.
+  if (old.stream !== now.stream) log.add(false, 'stream.changed', name, `command ${name} ${now.stream === true ? 'now streams its result' : 'no longer streams its result'}`)
   if (old.description !== now.description) log.add(false, 'description.changed', name, `command ${name}: description changed`)
   diffTags(log, name, old.tags, now.tags)
   if (!isDeepStrictEqual(old.examples, now.examples)) log.add(false, 'examples.changed', name, `command ${name}: examples changed`)

@@ -53,6 +53,10 @@ export interface CommandSource {
   examples?: Array<{ title?: string, params: Record<string, unknown>, result?: unknown }>
   /** `svc.deprecated: true`. */
   deprecated?: boolean
+  /** `svc.stream: true`. */
+  stream?: true
+  /** `svc.timeout`: the command's own deadline in milliseconds (`0`: none). */
+  timeout?: number
   /** The route's own `bodyLimit` option, when it sets one. */
   bodyLimit?: number
   /** Calls go through `app.inject()`: a websocket route, or `config: { svcDispatch: 'inject' }`. */

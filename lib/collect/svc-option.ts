@@ -1,5 +1,6 @@
 import type { ManifestHints } from '../manifest/types.js'
 import { type JsonSchema } from '../option-types.js'
+import { MAX_DEADLINE } from '../options.js'
 import { isPlainObject } from '../util/objects.js'
 import { FST_SVC_MISSING_DESCRIPTION } from '../errors.js'
 import { assertName, invalid, isDescription } from './checks.js'
@@ -32,6 +33,10 @@ export interface SvcRouteOptions {
   examples?: SvcExample[]
   /** Defaults to the route schema's `deprecated`. */
   deprecated?: boolean
+  /** The route replies with a stream (SSE, NDJSON, text) whose pieces a streamed execute relays as they come. */
+  stream?: boolean
+  /** The command's own deadline in milliseconds for execute, pipeline steps and MCP (`0`: none); default `invoke.timeout`. */
+  timeout?: number
 }
 
 /** One worked call of a command: its params as a caller sends them, and what it returns. */
@@ -47,7 +52,7 @@ export interface DescriptionRule {
   report: (error: Error) => void
 }
 
-const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth', 'scopes', 'examples', 'deprecated'])
+const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth', 'scopes', 'examples', 'deprecated', 'stream', 'timeout'])
 
 /**
  * Checks the `svc` option and copies what the manifest needs of it into a new command. A route documented
@@ -90,6 +95,16 @@ export function readSvcOption (svc: unknown, method: string, url: string, routeS
   if (deprecated !== undefined) {
     if (typeof deprecated !== 'boolean') invalid(route, svc.deprecated === undefined ? 'schema.deprecated' : 'svc.deprecated', 'a boolean', deprecated)
     if (deprecated) command.deprecated = true
+  }
+  if (svc.stream !== undefined) {
+    if (typeof svc.stream !== 'boolean') invalid(route, 'svc.stream', 'a boolean', svc.stream)
+    if (svc.stream) command.stream = true
+  }
+  if (svc.timeout !== undefined) {
+    if (!Number.isSafeInteger(svc.timeout) || (svc.timeout as number) < 0 || (svc.timeout as number) > MAX_DEADLINE) {
+      invalid(route, 'svc.timeout', `a whole number of milliseconds, 0 (no deadline) to ${MAX_DEADLINE}`, svc.timeout)
+    }
+    command.timeout = svc.timeout as number
   }
   return command
 }

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import type { Catalog } from '../catalog.js'
 import type { Phases } from '../lifecycle.js'
+import { CALLER_GONE, CallCancelled, type CallLink, type LiveCalls, type Progress } from './call.js'
 import { forwardedHeaders } from './headers.js'
+import type { ResponseTap } from './inner.js'
 import { outcomeOf, refusal, type Outcome } from './outcome.js'
 import { InjectCall, isAborted, RouterCall, type RouteCall } from './route-call.js'
 import { planRequest, planRoute, type RoutePlan } from './route-plan.js'
@@ -34,9 +36,17 @@ export class Dispatcher {
   /**
    * `catalog()` is undefined until `ready()` has built the manifest (and stays so when it failed);
    * `maxResultBytes` is the most of one route's body a call holds; once the app's lifecycle is closing, a
-   * call is refused, whichever way it would go.
+   * call is refused, whichever way it would go. `timeout`: the deadline of a call in milliseconds (`0`:
+   * none) unless its command sets its own; `live`: the calls still running, cancelled when the app closes.
    */
-  constructor (private readonly app: FastifyInstance, private readonly catalog: () => Catalog | undefined, private readonly maxResultBytes: number, private readonly lifecycle: Phases) {
+  constructor (
+    private readonly app: FastifyInstance,
+    private readonly catalog: () => Catalog | undefined,
+    readonly maxResultBytes: number,
+    private readonly lifecycle: Phases,
+    private readonly timeout: number,
+    private readonly live: LiveCalls
+  ) {
     this.maxUrlLength = (app.server as { maxHeaderSize?: number }).maxHeaderSize ?? process.getBuiltinModule('node:http').maxHeaderSize
     this.router = new RouterCall(app)
     this.injector = new InjectCall(app)
@@ -53,16 +63,44 @@ export class Dispatcher {
     if (astray !== undefined) return refusal(400, 'INVALID_PARAMS', astray)
     if (this.lifecycle.closing) return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
     const { signal } = bounds
-    if (isAborted(signal)) return CANCELLED
+    if (isAborted(signal)) return cancelledBy(signal!)
     const limit = bounds.maxBytes ?? this.maxResultBytes
     const { payload, url } = planned
-    const call = { method: plan.method, url, payload, headers: forwardedHeaders(request, payload, planned.headers), caller: request, limit, signal }
-    const ended = await (plan.viaInject ? this.injector : this.router).call(call)
+    // The call's own signal: the route's `request.svc.signal`, aborted by the caller, the deadline or the
+    // app closing; the route's request is closed when it aborts.
+    const control = new AbortController()
+    const cancel = (): void => { control.abort(reasonOf(signal!)) }
+    signal?.addEventListener('abort', cancel, { once: true })
+    this.live.add(control)
+    const timeout = plan.timeout ?? this.timeout
+    const timer = timeout === 0 ? undefined : setTimeout(() => { control.abort(deadlinePassed(command, timeout, plan.timeout === undefined)) }, timeout)
+    const link: CallLink = { signal: control.signal, progress: bounds.progress }
+    const call = { method: plan.method, url, payload, headers: forwardedHeaders(request, payload, planned.headers), caller: request, limit, signal: control.signal, link, tap: bounds.tap }
+    let ended
+    try {
+      ended = await (plan.viaInject ? this.injector : this.router).call(call)
+    } finally {
+      // Nothing of the call outlives it: its timer, its listener on the caller, its place among live calls.
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', cancel)
+      this.live.delete(control)
+    }
     if (ended === 'over-budget') {
       return { ...refusal(413, 'PAYLOAD_TOO_LARGE', `Command "${command}": its route's response passed ${limit} bytes (invoke.maxResultBytes), and was cut off there.`), overBudget: true }
     }
-    if (ended === 'cancelled') return CANCELLED
+    if (ended === 'cancelled') return cancelledBy(control.signal)
     return outcomeOf(ended)
+  }
+
+  /** Whether `command` is declared `svc.stream: true` (false for a command the catalog does not have). */
+  streams (command: string): boolean {
+    return this.planFor(command)?.stream === true
+  }
+
+  /** A command's plan, or undefined for a command the catalog does not have (or before the catalog). */
+  private planFor (command: string): RoutePlan | undefined {
+    const catalog = this.catalog()
+    return catalog === undefined ? undefined : this.plans.get(command) ?? this.planOf(catalog, command)
   }
 
   /**
@@ -70,8 +108,7 @@ export class Dispatcher {
    * command the catalog does not have.
    */
   bodyLimitOf (command: string): number | undefined {
-    const catalog = this.catalog()
-    const plan = catalog === undefined ? undefined : this.plans.get(command) ?? this.planOf(catalog, command)
+    const plan = this.planFor(command)
     return plan === undefined ? undefined : plan.bodyLimit ?? this.app.initialConfig.bodyLimit
   }
 
@@ -105,15 +142,34 @@ export class Dispatcher {
   }
 }
 
-/** What a call asked for when the caller went away: nobody reads it; a pipeline stops there. */
-const CANCELLED = refusal(503, 'INTERNAL_ERROR', 'The call was cancelled: its caller went away before the answer.')
+/** Why `signal` aborted, as the call's cancellation: the caller went away unless it says otherwise. */
+function reasonOf (signal: AbortSignal): CallCancelled {
+  return signal.reason instanceof CallCancelled ? signal.reason : CALLER_GONE()
+}
+
+/** What a cancelled call answers: its cause's status and code (nobody may read it; a pipeline stops there). */
+function cancelledBy (signal: AbortSignal): Outcome {
+  const { status, code, message } = reasonOf(signal)
+  return refusal(status, code, message)
+}
+
+function deadlinePassed (command: string, timeout: number, fromOptions: boolean): CallCancelled {
+  return new CallCancelled(504, 'TIMEOUT', `Command "${command}" did not finish within its deadline of ${timeout} ms (${fromOptions ? 'invoke.timeout' : 'svc.timeout'}), and was cancelled.`)
+}
 
 /** What bounds one call, besides the server's limits. */
 export interface CallBounds {
-  /** Aborts when the caller goes away: the inner request is closed as a real one is. */
+  /**
+   * Aborts when the caller goes away (or, with a `CallCancelled` reason, for that reason): the inner request
+   * is closed as a real one is.
+   */
   signal?: AbortSignal
   /** The most bytes of the route's body the call holds (default `invoke.maxResultBytes`). */
   maxBytes?: number
+  /** Where the route's `request.svc.progress()` reports go; dropped without. */
+  progress?: (progress: Progress) => void
+  /** Sees the route's body as it is written, and may take pieces of it (a streamed execute). */
+  tap?: ResponseTap
 }
 
 /**
@@ -123,10 +179,10 @@ export interface CallBounds {
 export function callerGone (reply: FastifyReply): AbortSignal {
   const gone = new AbortController()
   // Gone already, while an app-wide hook ran: its close has come and gone.
-  if (reply.raw.destroyed) gone.abort()
+  if (reply.raw.destroyed) gone.abort(CALLER_GONE())
   else {
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) gone.abort()
+      if (!reply.raw.writableFinished) gone.abort(CALLER_GONE())
     })
   }
   return gone.signal

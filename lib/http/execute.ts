@@ -1,9 +1,14 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { isPlainObject } from '../util/objects.js'
 import { callerGone, type Dispatcher } from './dispatch.js'
-import { sendInvalidRequest, sendOutcome } from './envelope.js'
+import { relayHeaders, sendInvalidRequest, sendOutcome } from './envelope.js'
+import { acceptsEventStream, StreamRelay } from './streamed.js'
 
-/** `POST {basePath}/execute`, body `{ command, params?, requestId? }`: calls one command. */
+/**
+ * `POST {basePath}/execute`, body `{ command, params?, requestId?, stream? }`: calls one command. Streamed
+ * (`stream: true`, or an `Accept` of `text/event-stream` without `application/json`), the answer is an
+ * event stream of the route's pieces and progress (`streamed.ts`).
+ */
 export function executeHandler (dispatcher: Dispatcher): RouteHandlerMethod {
   return async function execute (request: FastifyRequest, reply: FastifyReply) {
     const body = request.body
@@ -14,7 +19,17 @@ export function executeHandler (dispatcher: Dispatcher): RouteHandlerMethod {
     if (!isRequestId(requestId)) return sendInvalidRequest(reply, `"requestId" must be a string of at most ${MAX_REQUEST_ID_LENGTH} UTF-16 units or a finite number when present.`, undefined)
     if (typeof command !== 'string') return sendInvalidRequest(reply, '"command" must be a string: the name of a command of the manifest.', requestId)
     if (!isPlainObject(params)) return sendInvalidRequest(reply, '"params" must be an object of param values when present.', requestId)
-    return sendOutcome(reply, await dispatcher.dispatch(request, command, params, { signal: callerGone(reply) }), requestId)
+    const { stream = acceptsEventStream(request.headers.accept) } = body
+    if (typeof stream !== 'boolean') return sendInvalidRequest(reply, '"stream" must be true or false when present.', requestId)
+    if (!stream) return sendOutcome(reply, await dispatcher.dispatch(request, command, params, { signal: callerGone(reply) }), requestId)
+    const relay = new StreamRelay(reply, dispatcher.streams(command), dispatcher.maxResultBytes)
+    const signal = AbortSignal.any([callerGone(reply), relay.behind.signal])
+    const outcome = await dispatcher.dispatch(request, command, params, { signal, progress: relay.progress, tap: relay })
+    // A failure before the first frame is the ordinary envelope; a success is always the stream.
+    if (!relay.committed && !outcome.ok) return sendOutcome(reply, outcome, requestId)
+    if (!relay.committed && outcome.headers !== undefined) relayHeaders(reply, outcome.headers)
+    relay.end(outcome)
+    return reply
   }
 }
 

@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { IncomingHttpHeaders, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http'
 import { Readable, Writable } from 'node:stream'
+import type { CallLink } from './call.js'
 import type { RouteResponse } from './outcome.js'
 
 /**
@@ -74,6 +75,8 @@ export class InnerRequest extends Readable {
   readonly rawTrailers: string[] = []
   aborted = false
   complete = false
+  /** The call this request is made for: what the route's `request.svc` reads. */
+  svcCall: CallLink | undefined
 
   constructor (
     readonly method: string,
@@ -82,7 +85,8 @@ export class InnerRequest extends Readable {
     readonly socket: InnerSocket,
     private body: string | undefined
   ) {
-    super()
+    // As Node's: reading the body to its end does not close the request; its response ending does.
+    super({ autoDestroy: false })
   }
 
   /** The headers as name, value pairs, as Node gives them (a repeated header once per value). */
@@ -114,6 +118,14 @@ function headersSentError (): Error {
 }
 
 /**
+ * Sees an inner response's body as the route writes it. `write` returns true when it took the chunk (then
+ * it is neither held nor counted against the response's limit), false to leave it to the response.
+ */
+export interface ResponseTap {
+  write: (response: InnerResponse, chunk: string | Buffer) => boolean
+}
+
+/**
  * A `ServerResponse` as Fastify and plugins write one: status, headers and body are collected in memory;
  * `finish` means the route is done with it (`onResponse` hooks run then, as on the wire).
  */
@@ -132,7 +144,7 @@ export class InnerResponse extends Writable {
   private fields: OutgoingHttpHeaders = {}
 
   /** `limit`: the most bytes of body the response holds; a write past it destroys the response. */
-  constructor (readonly req: InnerRequest, private readonly limit = Infinity) {
+  constructor (readonly req: InnerRequest, private readonly limit = Infinity, private readonly tap?: ResponseTap) {
     super({ decodeStrings: false })
   }
 
@@ -226,6 +238,10 @@ export class InnerResponse extends Writable {
   override _write (chunk: string | Buffer, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     this.headersSent = true
     const bytes = typeof chunk === 'string' && encoding !== 'utf8' && encoding !== 'utf-8' ? Buffer.from(chunk, encoding) : chunk
+    if (this.tap?.write(this, bytes) === true) {
+      callback()
+      return
+    }
     this.bytes += typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.length
     if (this.bytes > this.limit) {
       this.overLimit = true

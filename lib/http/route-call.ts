@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
-import { answerOf, InnerRequest, InnerResponse, InnerSocket } from './inner.js'
+import type { CallLink } from './call.js'
+import { answerOf, InnerRequest, InnerResponse, InnerSocket, type ResponseTap } from './inner.js'
 import type { RouteResponse } from './outcome.js'
 
 /**
@@ -25,6 +26,10 @@ export interface InnerCall {
   /** The most bytes of the route's body the call holds. */
   limit: number
   signal: AbortSignal | undefined
+  /** The call as the route's `request.svc` sees it (on the router's inner request). */
+  link?: CallLink
+  /** Sees the route's body as it is written (on the router's inner response). */
+  tap?: ResponseTap
 }
 
 /** How one call ended: the route's response, or why there is none. */
@@ -47,12 +52,13 @@ const CUT_OFF: RouteResponse = {
 export class RouterCall implements RouteCall {
   constructor (private readonly app: FastifyInstance) {}
 
-  async call ({ method, url, payload, headers, caller, limit, signal }: InnerCall): Promise<Ended> {
+  async call ({ method, url, payload, headers, caller, limit, signal, link, tap }: InnerCall): Promise<Ended> {
     // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
     headers.host = caller.headers.host
     const socket = new InnerSocket(caller.ip, caller.raw.socket)
     const inner = new InnerRequest(method, url, headers, socket, payload)
-    const response = new InnerResponse(inner, limit)
+    inner.svcCall = link
+    const response = new InnerResponse(inner, limit, tap)
     return await new Promise((resolve) => {
       const cancel = (): void => { response.destroy() }
       signal?.addEventListener('abort', cancel, { once: true })
@@ -60,6 +66,9 @@ export class RouterCall implements RouteCall {
       response.on('close', () => {
         signal?.removeEventListener('abort', cancel)
         if (response.writableFinished) {
+          // As on the wire, the request closes once its response is complete: cleanup written for
+          // `request.raw.on('close')` runs.
+          inner.destroy()
           resolve(answerOf(response))
           return
         }
@@ -96,16 +105,14 @@ export class InjectCall implements RouteCall {
         validate: false
       }, limit, signal)
     } catch {
-      // The response closed before its head: the caller went away, or the route destroyed it.
-      return isAborted(signal) ? 'cancelled' : CUT_OFF
+      // The response closed before its head: the route destroyed it (a cancelled call has settled before).
+      return CUT_OFF
     }
   }
 
-  /** Rejects when the response closed before its head. */
+  /** Rejects when the response closed before its head, unless the call was cancelled first. */
   private inject (options: InjectOptions, limit: number, signal: AbortSignal | undefined): Promise<Ended> {
     const stop = new AbortController()
-    const cancel = (): void => { stop.abort() }
-    signal?.addEventListener('abort', cancel, { once: true })
     return new Promise<Ended>((resolve, reject) => {
       let settled = false
       const settle = (ended: Ended): void => {
@@ -114,6 +121,13 @@ export class InjectCall implements RouteCall {
         signal?.removeEventListener('abort', cancel)
         resolve(ended)
       }
+      // The call ends when it is cancelled, whether or not the route ever answers: light-my-request closes
+      // a request whose body was read as soon as it was read, so a route waiting for `close` may not stop.
+      const cancel = (): void => {
+        settle('cancelled')
+        stop.abort()
+      }
+      signal?.addEventListener('abort', cancel, { once: true })
       this.app.inject({ ...options, payloadAsStream: true, signal: stop.signal }, (error, response) => {
         if (error !== null && error !== undefined) {
           signal?.removeEventListener('abort', cancel)

@@ -30,6 +30,10 @@ export interface RoutePlan {
   bodyLimit?: number
   /** Called through `app.inject()` rather than on an inner request. */
   viaInject: boolean
+  /** `svc.stream: true`: a streamed execute relays the route's pieces. */
+  stream: boolean
+  /** `svc.timeout`, when set: the command's own deadline in milliseconds (`0`: none). */
+  timeout?: number
 }
 
 /**
@@ -54,7 +58,9 @@ export function planRoute (command: CommandRoute): RoutePlan {
     alwaysBody: command.extraPlace === 'body',
     wholeBody: command.wholeBody,
     bodyLimit: command.bodyLimit,
-    viaInject: command.viaInject
+    viaInject: command.viaInject,
+    stream: command.stream,
+    timeout: command.timeout
   }
 }
 

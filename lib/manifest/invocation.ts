@@ -126,10 +126,11 @@ const CODE_BY_STATUS: Readonly<Record<number, string>> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
-  429: 'RATE_LIMITED'
+  429: 'RATE_LIMITED',
+  504: 'TIMEOUT'
 }
 
-/** The envelope code for a route's HTTP status: the table of docs/invoke.md#error-codes, else `COMMAND_FAILED` (4xx) or `INTERNAL_ERROR`. */
+/** The envelope code for a route's HTTP status: the table of docs/invoke.md#error-codes, else `COMMAND_FAILED` (4xx) or `INTERNAL_ERROR`; `TIMEOUT` is a deadline that passed (the plugin's, or a route's own 504). */
 export function codeOfStatus (status: number): string {
   return CODE_BY_STATUS[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : 'COMMAND_FAILED')
 }

@@ -93,6 +93,7 @@ export const ManifestCommandSchema = Type.Object({
   returns: Type.Optional(ManifestFieldSchema),
   tags: Type.Optional(Type.Array(Text)),
   hints: Type.Optional(ManifestHintsSchema),
+  stream: Type.Optional(Type.Literal(true)),
   auth: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')])),
   requiredScopes: Type.Optional(Type.Array(Type.String({ pattern: '^\\S+$' }))),
   examples: Type.Optional(Type.Array(ManifestExampleSchema)),

@@ -58,14 +58,16 @@ t.test('bad basePath and invoke values are refused when the plugin loads', async
     [{ basePath: '/svc?x' }, 'got "/svc?x"'],
     [{ basePath: '/<svc>' }, 'got "/<svc>"'],
     [{ basePath: 5 }, 'got 5'],
-    [{ invoke: 'yes' }, '"invoke" must be true, false or { maxSteps?, maxResultBytes? }; got "yes".'],
-    [{ invoke: null }, '"invoke" must be true, false or { maxSteps?, maxResultBytes? }; got null.'],
-    [{ invoke: { steps: 3 } }, '"invoke.steps" must be absent (invoke takes maxSteps and maxResultBytes); got 3.'],
+    [{ invoke: 'yes' }, '"invoke" must be true, false or { maxSteps?, maxResultBytes?, timeout? }; got "yes".'],
+    [{ invoke: null }, '"invoke" must be true, false or { maxSteps?, maxResultBytes?, timeout? }; got null.'],
+    [{ invoke: { steps: 3 } }, '"invoke.steps" must be absent (invoke takes maxSteps, maxResultBytes and timeout); got 3.'],
     [{ invoke: { maxSteps: 0 } }, '"invoke.maxSteps" must be a whole number of 1 or more; got 0.'],
     [{ invoke: { maxSteps: 2.5 } }, '"invoke.maxSteps" must be a whole number of 1 or more; got 2.5.'],
     [{ invoke: { maxSteps: '4' } }, '"invoke.maxSteps" must be a whole number of 1 or more; got "4".'],
     [{ invoke: { maxResultBytes: 0 } }, '"invoke.maxResultBytes" must be a whole number of bytes, 1 or more; got 0.'],
-    [{ invoke: { maxResultBytes: '1mb' } }, '"invoke.maxResultBytes" must be a whole number of bytes, 1 or more; got "1mb".']
+    [{ invoke: { maxResultBytes: '1mb' } }, '"invoke.maxResultBytes" must be a whole number of bytes, 1 or more; got "1mb".'],
+    [{ invoke: { timeout: -1 } }, '"invoke.timeout" must be a whole number of milliseconds, 0 (no deadline) to 2147483647; got -1.'],
+    [{ invoke: { timeout: 2 ** 31 } }, 'got 2147483648']
   ]
   for (const [options, message] of cases) {
     const app = Fastify()

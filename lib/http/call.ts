@@ -1,0 +1,132 @@
+import type { IncomingMessage } from 'node:http'
+
+/**
+ * What a route sees of the call it serves, as `request.svc` (docs/long-running.md): `signal`, which aborts
+ * when nobody wants the answer any more, and `progress()`, which reports how far it got. On a direct
+ * request both are made on first use, so a route that never reads them costs nothing; on an inner request
+ * (execute, pipeline, MCP) they are the call's own, which the dispatcher links to the request.
+ */
+export interface SvcRequest {
+  /** Aborts, with a `CallCancelled` reason naming the cause, when the answer is no longer wanted. */
+  readonly signal: AbortSignal
+  /** Reports progress (`progress` increasing; a call that does not increase it is dropped). */
+  progress: (progress: number, options?: { total?: number, message?: string }) => void
+}
+
+/** One progress report, as a streamed execute frames it. */
+export interface Progress {
+  progress: number
+  total?: number
+  message?: string
+}
+
+/**
+ * Why a call was cancelled: what the call answers (`status`, `code`, `message`) when its route did not
+ * finish. The reason of every signal the plugin aborts.
+ */
+export class CallCancelled extends Error {
+  override readonly name = 'AbortError'
+  constructor (readonly status: number, readonly code: string, message: string) {
+    super(message)
+  }
+}
+
+export const CALLER_GONE = (): CallCancelled => new CallCancelled(503, 'INTERNAL_ERROR', 'The call was cancelled: its caller went away before the answer.')
+export const APP_CLOSING = (): CallCancelled => new CallCancelled(503, 'INTERNAL_ERROR', 'The call was cancelled: the server is shutting down.')
+
+/** The signals of calls still running, aborted together when the app starts closing. */
+export class LiveCalls {
+  private readonly controllers = new Set<AbortController>()
+
+  add (controller: AbortController): void {
+    this.controllers.add(controller)
+  }
+
+  delete (controller: AbortController): void {
+    this.controllers.delete(controller)
+  }
+
+  /** Aborts every call still running: the app closes. */
+  abortAll (): void {
+    const reason = APP_CLOSING()
+    for (const controller of this.controllers) controller.abort(reason)
+    this.controllers.clear()
+  }
+}
+
+/** What an inner request carries of its call: the call's signal, and where its progress goes. */
+export interface CallLink {
+  readonly signal: AbortSignal
+  progress?: (progress: Progress) => void
+}
+
+/** An inner request made by the dispatcher, which carries its call. */
+interface LinkedRequest {
+  svcCall?: CallLink
+}
+
+const SVC = Symbol('svc')
+
+/** `request.svc` of `raw`: one per request, made on first use. */
+export function svcOf (raw: IncomingMessage, live: LiveCalls): SvcRequest {
+  const holder = raw as unknown as { [SVC]?: SvcRequest }
+  holder[SVC] ??= new RequestCall(raw, live)
+  return holder[SVC]
+}
+
+class RequestCall implements SvcRequest {
+  private controller: AbortController | undefined
+  private last = -Infinity
+
+  constructor (private readonly raw: IncomingMessage, private readonly live: LiveCalls) {}
+
+  get signal (): AbortSignal {
+    const link = (this.raw as LinkedRequest).svcCall
+    if (link !== undefined) return link.signal
+    if (this.controller === undefined) this.controller = this.watch()
+    return this.controller.signal
+  }
+
+  progress (progress: number, options: { total?: number, message?: string } = {}): void {
+    if (!Number.isFinite(progress)) throw new TypeError(`request.svc.progress(progress): progress must be a finite number; got ${String(progress)}.`)
+    const { total, message } = options
+    if (total !== undefined && !Number.isFinite(total)) throw new TypeError(`request.svc.progress(): total must be a finite number when given; got ${String(total)}.`)
+    if (message !== undefined && typeof message !== 'string') throw new TypeError('request.svc.progress(): message must be a string when given.')
+    const sink = (this.raw as LinkedRequest).svcCall?.progress
+    // A direct call has nobody to tell; progress that does not increase tells nobody anything new.
+    if (sink === undefined || progress <= this.last) return
+    this.last = progress
+    const report: Progress = { progress }
+    if (total !== undefined) report.total = total
+    if (message !== undefined) report.message = message
+    sink(report)
+  }
+
+  /**
+   * A direct request's signal: it aborts when the request closes before its response finished (the
+   * caller went away), or when the app closes first.
+   */
+  private watch (): AbortController {
+    const controller = new AbortController()
+    const { raw, live } = this
+    if (raw.destroyed) {
+      controller.abort(CALLER_GONE())
+      return controller
+    }
+    live.add(controller)
+    raw.once('close', () => {
+      live.delete(controller)
+      if (responseOpen(raw)) controller.abort(CALLER_GONE())
+    })
+    return controller
+  }
+}
+
+/**
+ * Whether the response to `raw` was still being written when `raw` closed. Node keeps the response it
+ * writes on the socket (`_httpMessage`) until it finishes; a finished one has been detached by then.
+ */
+function responseOpen (raw: IncomingMessage): boolean {
+  const response = (raw.socket as { _httpMessage?: { req?: unknown, writableFinished?: boolean } | null } | null)?._httpMessage
+  return response?.req === raw && response.writableFinished !== true
+}
