@@ -5,6 +5,10 @@ import { WHOLE_BODY_PARAM } from '../collect/sources.js'
 import type { Catalog } from '../catalog.js'
 import { FST_SVC_DUPLICATE_NAME, FST_SVC_INVALID_NAME } from '../errors.js'
 import { SchemaBundle, type ResolveSchema } from '../schema/bundle.js'
+import { SUBSCHEMA_LISTS, SUBSCHEMA_MAPS, SUBSCHEMA_VALUES } from '../schema/keywords.js'
+import { DESCRIPTOR_KEYWORDS } from '../manifest/keywords.js'
+import { isPlainObject } from '../util/objects.js'
+import { setOwn } from '../util/own-key.js'
 import { annotationsOf, toolNames, toolTitleOf } from './tools.js'
 
 /**
@@ -79,9 +83,36 @@ export function inputSchemaOf (command: CommandRoute, resolve: ResolveSchema): T
 }
 
 /**
- * The route's response schema as a tool's output schema, when it describes an object (MCP requires one):
- * Fastify serializes every success with it, so a tool result's `structuredContent` conforms to it.
- * References go under `$defs`; a response schema that is only a reference is that definition.
+ * What Fastify's serializer (fast-json-stringify) never checks of a value: the bounds, lengths, patterns,
+ * formats and allowed values a response schema declares. A route may send a value outside them, and an MCP
+ * client refuses a result whose `structuredContent` breaks its tool's output schema (measured on the
+ * official Fastify demo: a task's `assigned_user_id` of 0 against `minimum: 1` failed two tools).
+ */
+const UNCHECKED_BY_SERIALIZER: ReadonlySet<string> = new Set([
+  ...DESCRIPTOR_KEYWORDS.filter(({ tightens }) => tightens !== 'never').map(({ key }) => key),
+  'multipleOf', 'uniqueItems', 'minProperties', 'maxProperties', 'contains', 'minContains', 'maxContains'
+])
+
+/** A copy of a schema without what the serializer does not check, at every depth. */
+function serializedShape (schema: unknown): unknown {
+  if (!isPlainObject(schema)) return schema
+  const shape: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(schema)) {
+    if (UNCHECKED_BY_SERIALIZER.has(key)) continue
+    let kept = value
+    if (SUBSCHEMA_VALUES.has(key)) kept = Array.isArray(value) ? value.map(serializedShape) : serializedShape(value)
+    else if (SUBSCHEMA_LISTS.has(key) && Array.isArray(value)) kept = value.map(serializedShape)
+    else if (SUBSCHEMA_MAPS.has(key) && isPlainObject(value)) kept = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, serializedShape(sub)]))
+    setOwn(shape, key, kept)
+  }
+  return shape
+}
+
+/**
+ * The route's response schema as a tool's output schema, when it describes an object (MCP requires one),
+ * as far as Fastify's serializer holds a success to it (types, properties, `required`), so a tool result's
+ * `structuredContent` conforms to it. References go under `$defs`; a response schema that is only a
+ * reference is that definition.
  */
 export function outputSchemaOf (command: CommandRoute, resolve: ResolveSchema): Tool['outputSchema'] {
   if (command.response === undefined) return undefined
@@ -91,7 +122,7 @@ export function outputSchemaOf (command: CommandRoute, resolve: ResolveSchema): 
   // Keys under $defs are made of letters, digits, "_", "." and "-": no pointer escapes to undo.
   if (ref !== null) copy = { ...bundle.defs[ref[1]] as Record<string, unknown> }
   if (copy.type !== 'object') return undefined
-  const outputSchema = { $schema: FASTIFY_DIALECT, ...copy } as NonNullable<Tool['outputSchema']>
-  if (Object.keys(bundle.defs).length > 0) outputSchema.$defs = bundle.defs
+  const outputSchema = { $schema: FASTIFY_DIALECT, ...serializedShape(copy) as object } as NonNullable<Tool['outputSchema']>
+  if (Object.keys(bundle.defs).length > 0) outputSchema.$defs = serializedShape(bundle.defs) as Record<string, object>
   return outputSchema
 }

@@ -183,17 +183,30 @@ t.test('annotations, all four on every tool: from the hints when declared, else 
   t.equal(tools.get('no_patch')?.title, 'No patch', 'a title from the name')
 })
 
-t.test('outputSchema: the route\'s response schema when it is an object, and structuredContent conforms', async (t) => {
+t.test('outputSchema: the route\'s response schema when it is an object, as far as the serializer holds a result to it, and structuredContent conforms', async (t) => {
   const { tools, client } = await toolsOf(t, (app) => {
     app.get('/item', { svc: { description: 'An item' }, schema: { response: { 200: Type.Ref('Product') } } }, async () => ({ sku: 'a', price: 2, secret: 'dropped by the serializer' }))
     app.get('/count', { svc: { description: 'A count' }, schema: { response: { 200: { type: 'object', properties: { n: { type: 'integer' } } } } } }, async () => ({ n: 3 }))
     app.get('/basket', { svc: { description: 'Products' }, schema: { response: { 200: Type.Object({ items: Type.Array(Type.Ref('Product')) }) } } }, async () => ({ items: [{ sku: 'b', price: 1 }] }))
     app.get('/list', { svc: { description: 'A list' }, schema: { response: { 200: { type: 'array', items: { type: 'string' } } } } }, async () => ['a'])
     app.get('/none', { svc: { description: 'No response schema' } }, async () => ({ any: 1 }))
+    // What Fastify's serializer does not check: the official demo's tasks answer assigned_user_id 0 against minimum 1.
+    app.get('/task', {
+      svc: { description: 'A task' },
+      schema: { response: { 200: Type.Object({ assigned_user_id: Type.Integer({ minimum: 1 }), status: Type.Unsafe<string>({ type: 'string', enum: ['open', 'done'] }), tags: Type.Array(Type.String({ pattern: '^#' }), { maxItems: 1 }), kind: Type.Literal('task') }) } }
+    }, async () => ({ assigned_user_id: 0, status: 'archived', tags: ['a', 'b'], kind: 'task' }))
   })
+  t.same(tools.get('task')?.outputSchema, {
+    $schema: DRAFT_07,
+    type: 'object',
+    required: ['assigned_user_id', 'status', 'tags', 'kind'],
+    properties: { assigned_user_id: { type: 'integer' }, status: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, kind: { const: 'task', type: 'string' } }
+  }, 'types, properties and required are kept; bounds, patterns and allowed values are not, the serializer sends what the route gave')
+  t.same((await client.callTool({ name: 'task', arguments: {} })).structuredContent, { assigned_user_id: 0, status: 'archived', tags: ['a', 'b'], kind: 'task' }, 'and the client takes the result')
   t.same(tools.get('count')?.outputSchema, { $schema: DRAFT_07, type: 'object', properties: { n: { type: 'integer' } } })
   const item = tools.get('item')?.outputSchema as Record<string, unknown>
-  t.match(item, { $schema: DRAFT_07, type: 'object', required: ['sku', 'price'], properties: { sku: { type: 'string' }, price: { type: 'number', minimum: 0 } } }, 'a response that is a reference is that definition')
+  t.match(item, { $schema: DRAFT_07, type: 'object', required: ['sku', 'price'], properties: { sku: { type: 'string' }, price: { type: 'number' } } }, 'a response that is a reference is that definition')
+  t.notOk('minimum' in (item.properties as { price: object }).price, 'its bounds left out')
   const basket = tools.get('basket')?.outputSchema as { properties: { items: { items: { $ref: string } } }, $defs: Record<string, unknown> }
   t.match(basket.$defs[basket.properties.items.items.$ref.replace('#/$defs/', '')], { type: 'object', properties: { sku: { type: 'string' } } }, 'references inside go under $defs')
   t.same((await client.callTool({ name: 'basket', arguments: {} })).structuredContent, { items: [{ sku: 'b', price: 1 }] })
