@@ -193,16 +193,35 @@ t.test('outputSchema: the route\'s response schema when it is an object, as far 
     // What Fastify's serializer does not check: the official demo's tasks answer assigned_user_id 0 against minimum 1.
     app.get('/task', {
       svc: { description: 'A task' },
-      schema: { response: { 200: Type.Object({ assigned_user_id: Type.Integer({ minimum: 1 }), status: Type.Unsafe<string>({ type: 'string', enum: ['open', 'done'] }), tags: Type.Array(Type.String({ pattern: '^#' }), { maxItems: 1 }), kind: Type.Literal('task') }) } }
-    }, async () => ({ assigned_user_id: 0, status: 'archived', tags: ['a', 'b'], kind: 'task' }))
+      schema: {
+        response: {
+          200: Type.Object({
+            assigned_user_id: Type.Integer({ minimum: 1 }),
+            status: Type.Unsafe<string>({ type: 'string', enum: ['open', 'done'] }),
+            tags: Type.Array(Type.String({ pattern: '^#' }), { maxItems: 1 }),
+            kind: Type.Literal('task'),
+            span: Type.Tuple([Type.String({ format: 'date' }), Type.Number({ maximum: 9 })]),
+            size: Type.Union([Type.String({ maxLength: 1 }), Type.Number()])
+          }, { additionalProperties: false })
+        }
+      }
+    }, async () => ({ assigned_user_id: 0, status: 'archived', tags: ['a', 'b'], kind: 'task', span: ['soon', 12], size: 3 }))
   })
   t.same(tools.get('task')?.outputSchema, {
     $schema: DRAFT_07,
     type: 'object',
-    required: ['assigned_user_id', 'status', 'tags', 'kind'],
-    properties: { assigned_user_id: { type: 'integer' }, status: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, kind: { const: 'task', type: 'string' } }
-  }, 'types, properties and required are kept; bounds, patterns and allowed values are not, the serializer sends what the route gave')
-  t.same((await client.callTool({ name: 'task', arguments: {} })).structuredContent, { assigned_user_id: 0, status: 'archived', tags: ['a', 'b'], kind: 'task' }, 'and the client takes the result')
+    required: ['assigned_user_id', 'status', 'tags', 'kind', 'span', 'size'],
+    additionalProperties: false,
+    properties: {
+      assigned_user_id: { type: 'integer' },
+      status: { type: 'string' },
+      tags: { type: 'array', items: { type: 'string' } },
+      kind: { const: 'task', type: 'string' },
+      span: { type: 'array', items: [{ type: 'string' }, { type: 'number' }], additionalItems: false },
+      size: { anyOf: [{ type: 'string' }, { type: 'number' }] }
+    }
+  }, 'types, properties and required are kept; bounds, formats, patterns and allowed values are not, the serializer sends what the route gave')
+  t.same((await client.callTool({ name: 'task', arguments: {} })).structuredContent, { assigned_user_id: 0, status: 'archived', tags: ['a', 'b'], kind: 'task', span: ['soon', 12], size: 3 }, 'and the client takes the result')
   t.same(tools.get('count')?.outputSchema, { $schema: DRAFT_07, type: 'object', properties: { n: { type: 'integer' } } })
   const item = tools.get('item')?.outputSchema as Record<string, unknown>
   t.match(item, { $schema: DRAFT_07, type: 'object', required: ['sku', 'price'], properties: { sku: { type: 'string' }, price: { type: 'number' } } }, 'a response that is a reference is that definition')
