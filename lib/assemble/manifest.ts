@@ -130,7 +130,10 @@ function namedSources (sources: CommandSource[], config: Config, singleton: (sou
     }
     const other = byName.get(name)
     if (other !== undefined) {
-      problems.push(new FST_SVC_DUPLICATE_NAME(`routes ${other.route} and ${source.route} are both command "${name}". Set svc.name on one of them.`))
+      // Two methods of one resource under one path-style name: the rest style names each by its method.
+      const byMethod = config.names.style === 'path' && source.name === undefined && other.name === undefined && source.method !== other.method
+      const fix = byMethod ? 'Set svc.name on one of them, or name commands by their method too: names: { style: \'rest\' }.' : 'Set svc.name on one of them.'
+      problems.push(new FST_SVC_DUPLICATE_NAME(`routes ${other.route} and ${source.route} are both command "${name}". ${fix}`))
     } else {
       byName.set(name, source)
     }

@@ -19,7 +19,7 @@ t.test('a missing description, a duplicate name and an unmappable schema: one re
   t.equal(error.message, [
     '3 problems:',
     '- FST_SVC_MISSING_DESCRIPTION: Missing description: route GET /users/:id (svc.description) needs a non-empty "description" string. Set svc.description, or give the route schema a description or summary.',
-    '- FST_SVC_DUPLICATE_NAME: Duplicate name: routes GET /users/:id and DELETE /users/:id are both command "users". Set svc.name on one of them.',
+    '- FST_SVC_DUPLICATE_NAME: Duplicate name: routes GET /users/:id and DELETE /users/:id are both command "users". Set svc.name on one of them, or name commands by their method too: names: { style: \'rest\' }.',
     '- FST_SVC_UNMAPPABLE_SCHEMA: Cannot map schema to a manifest type: GET /stats schema.response.200: it allows string, number. Give it exactly ' +
       'one type (nullable and enums of one type are fine). Or set svc.returns to describe the return type without changing the route\'s response schema.'
   ].join('\n'))

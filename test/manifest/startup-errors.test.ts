@@ -285,7 +285,7 @@ t.test('every problem of every kind is reported at once, in one error', async (t
     '- FST_SVC_INVALID_ROUTE_OPTION: Invalid svc route option: route GET /hinted: svc.hints.fast must be absent: hints are idempotent and sideEffects; got true.',
     '- FST_SVC_AUTH_NOT_CONFIGURED: Auth is not configured: GET /secret require auth but the plugin has no "auth" option. Add auth: { type: \'bearer\', description, verify }.',
     '- FST_SVC_DUPLICATE_NAME: Duplicate name: routes GET /a and POST /b are both command "same". Set svc.name on one of them.',
-    '- FST_SVC_DUPLICATE_NAME: Duplicate name: routes GET /cart and POST /cart are both command "cart". Set svc.name on one of them.',
+    '- FST_SVC_DUPLICATE_NAME: Duplicate name: routes GET /cart and POST /cart are both command "cart". Set svc.name on one of them, or name commands by their method too: names: { style: \'rest\' }.',
     '- FST_SVC_NAME_NOT_DERIVABLE: Cannot derive a command name: route GET /:only gives no name. Set svc.name, for example svc: { name: \'cart.get\', ... }.'
   ].join('\n'), 'one line per problem: its code, then its own message naming the route, the field and the fix')
   t.same(error.errors.map((each) => (each as { code?: string }).code), [
