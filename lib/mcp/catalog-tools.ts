@@ -123,6 +123,7 @@ export function outputSchemaOf (command: CommandRoute, resolve: ResolveSchema): 
   if (ref !== null) copy = { ...bundle.defs[ref[1]] as Record<string, unknown> }
   if (copy.type !== 'object') return undefined
   const outputSchema = { $schema: FASTIFY_DIALECT, ...serializedShape(copy) as object } as NonNullable<Tool['outputSchema']>
-  if (Object.keys(bundle.defs).length > 0) outputSchema.$defs = serializedShape(bundle.defs) as Record<string, object>
+  // Each definition is a schema; the map of them is not (a type may be named `format` or `enum`).
+  if (Object.keys(bundle.defs).length > 0) outputSchema.$defs = Object.fromEntries(Object.entries(bundle.defs).map(([name, definition]) => [name, serializedShape(definition)])) as Record<string, object>
   return outputSchema
 }

@@ -206,7 +206,13 @@ t.test('outputSchema: the route\'s response schema when it is an object, as far 
         }
       }
     }, async () => ({ assigned_user_id: 0, status: 'archived', tags: ['a', 'b'], kind: 'task', span: ['soon', 12], size: 3 }))
+    // A shared schema whose $id is also the name of a keyword left out.
+    app.addSchema({ $id: 'format', type: 'object', properties: { code: { type: 'string', maxLength: 2 } } })
+    app.get('/layout', { svc: { description: 'A layout' }, schema: { response: { 200: { type: 'object', properties: { format: { $ref: 'format#' } } } } } }, async () => ({ format: { code: 'long' } }))
   })
+  const layout = tools.get('layout')?.outputSchema as { properties: { format: { $ref: string } }, $defs: Record<string, unknown> }
+  t.same(layout.$defs[layout.properties.format.$ref.replace('#/$defs/', '')], { type: 'object', properties: { code: { type: 'string' } } }, 'a definition named like a keyword is kept, without what the serializer does not check')
+  t.same((await client.callTool({ name: 'layout', arguments: {} })).structuredContent, { format: { code: 'long' } })
   t.same(tools.get('task')?.outputSchema, {
     $schema: DRAFT_07,
     type: 'object',
