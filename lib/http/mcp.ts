@@ -20,6 +20,7 @@ import { mayWatch, type WatchableChannel } from './channels.js'
 import { callerGone, type Dispatcher } from './dispatch.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 import { webHeaders } from './headers.js'
+import { EVENT_STREAM_HEAD } from '../util/event-stream.js'
 
 export interface McpConfig extends RouteLogConfig {
   name: string
@@ -235,7 +236,7 @@ export class McpEndpoint {
   /** A 2025 call answered as the SDK's transport answers it: one SSE event, on a connection kept open. */
   private async callLegacy (request: FastifyRequest, reply: FastifyReply, { id, command, args }: DirectCall): Promise<FastifyReply> {
     const result = await this.callTool(request, reply, command, args)
-    return await reply.headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }).send(legacyAnswer(id, result))
+    return await reply.headers(EVENT_STREAM_HEAD).send(legacyAnswer(id, result))
   }
 
   /** A command called as a tool, exactly like execute: this request's headers, stopped when its client goes away. */

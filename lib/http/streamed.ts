@@ -6,6 +6,7 @@ import type { OutgoingHttpHeaders } from 'node:http'
 import { CallCancelled, type Progress } from './call.js'
 import type { InnerResponse, ResponseTap } from './inner.js'
 import type { Outcome } from './outcome.js'
+import { EVENT_STREAM_HEAD } from '../util/event-stream.js'
 
 /**
  * A streamed execute (docs/long-running.md): the answer is `text/event-stream`, committed at the route's
@@ -27,6 +28,8 @@ export class StreamRelay implements ResponseTap {
   private decoder: StringDecoder | undefined
   /** A line of NDJSON still being written. */
   private line = ''
+  /** What the piece reader holds of a piece not yet ended (a line, an event): at most `limit`. */
+  private held = 0
   /** The SSE event named `result`: the final result. */
   private final: { value: unknown } | undefined
 
@@ -45,9 +48,14 @@ export class StreamRelay implements ResponseTap {
       else this.frame({ type: 'chunk', data: text })
       return true
     }
+    if (this.behind.signal.aborted) return true
     const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
+    this.held += text.length
     if (this.kind === 'sse') this.parser!.feed(text)
     else this.lines(text)
+    if (this.held > this.limit) {
+      this.behind.abort(new CallCancelled(413, 'PAYLOAD_TOO_LARGE', `A piece of the route's stream passed ${this.limit} bytes (invoke.maxResultBytes) before it ended, and the call was cancelled.`))
+    }
     return true
   }
 
@@ -76,6 +84,7 @@ export class StreamRelay implements ResponseTap {
       this.decoder = new StringDecoder('utf8')
       this.parser = createParser({
         onEvent: ({ event, data }) => {
+          this.held = 0
           if (event === 'result') this.final = { value: parsed(data) }
           else this.frame({ type: 'chunk', data: parsed(data) })
         }
@@ -90,8 +99,15 @@ export class StreamRelay implements ResponseTap {
   }
 
   private lines (text: string): void {
-    const lines = (this.line + text).split('\n')
-    this.line = lines.pop()!
+    // Only the new text is searched for the line's end, so a long line costs its length once.
+    const end = text.lastIndexOf('\n')
+    if (end === -1) {
+      this.line += text
+      return
+    }
+    const lines = (this.line + text.slice(0, end)).split('\n')
+    this.line = text.slice(end + 1)
+    this.held = this.line.length
     for (const line of lines) this.piece(line)
   }
 
@@ -111,7 +127,7 @@ export class StreamRelay implements ResponseTap {
       this.committed = true
       this.reply.hijack()
       // What hooks set on the outer reply (CORS, relayed headers) goes with the stream's own head.
-      const headers = { ...this.reply.getHeaders(), 'content-type': 'text/event-stream', 'cache-control': 'no-store' } as OutgoingHttpHeaders
+      const headers = { ...this.reply.getHeaders(), ...EVENT_STREAM_HEAD } as OutgoingHttpHeaders
       raw.writeHead(200, headers)
     }
     raw.write(`data: ${JSON.stringify(value)}\n\n`)

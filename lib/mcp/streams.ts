@@ -2,9 +2,10 @@ import type { Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { SseStream, startEventStream, type StreamLimits } from '../realtime/stream.js'
+import { EVENT_STREAM_HEAD } from '../util/event-stream.js'
 
 /** Headers of the SDK's response that the SSE start sets itself, or that would keep the connection open. */
-const OWN_HEADERS = new Set(['content-type', 'cache-control', 'connection', 'x-accel-buffering'])
+const OWN_HEADERS = new Set([...Object.keys(EVENT_STREAM_HEAD), 'connection'])
 
 /**
  * The SSE responses of the MCP endpoint (listen streams, a session's stream, a request answered as a
@@ -89,7 +90,7 @@ export class McpStreams {
 function startAnswerStream (reply: FastifyReply): ServerResponse {
   reply.hijack()
   const response = reply.raw
-  response.writeHead(200, { ...(reply.getHeaders() as Record<string, string | number | string[]>), 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' })
+  response.writeHead(200, { ...(reply.getHeaders() as Record<string, string | number | string[]>), ...EVENT_STREAM_HEAD })
   response.flushHeaders()
   return response
 }

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { EVENT_STREAM_HEAD } from '../util/event-stream.js'
 
 /** An SSE comment: keeps proxies and clients from timing the stream out, and lets dead sockets surface. */
 export const HEARTBEAT = ':\n\n'
@@ -127,9 +128,7 @@ export function startEventStream (request: FastifyRequest, reply: FastifyReply):
   const response = reply.raw as ServerResponse
   const headers: Record<string, string | number | string[]> = {
     ...(reply.getHeaders() as Record<string, string | number | string[]>),
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-store',
-    'x-accel-buffering': 'no'
+    ...EVENT_STREAM_HEAD
   }
   if (request.raw.httpVersionMajor < 2) headers.connection = 'close'
   response.writeHead(200, headers)

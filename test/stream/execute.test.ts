@@ -101,6 +101,26 @@ function routes (log: Log) {
       setTimeout(() => body.destroy(new Error('disk gone')), 20)
       return reply.type('application/x-ndjson').send(body)
     })
+    // A line, or an event, that never ends: the piece reader may hold only so much of it.
+    app.get('/long-line', { svc: { name: 'longLine', description: 'An NDJSON line without end', stream: true, timeout: 0 } }, async (request, reply) => {
+      request.svc.signal.addEventListener('abort', () => { log.aborted.push(request.svc.signal.reason) })
+      const chunk = 'x'.repeat(16 * 1024)
+      let first = true
+      const body = new Readable({
+        read () {
+          setImmediate(() => { this.push(first ? '{"n":1}\n' : chunk); first = false })
+        }
+      })
+      return reply.type('application/x-ndjson').send(body)
+    })
+    app.get('/long-event', { svc: { name: 'longEvent', description: 'An SSE event without end', stream: true, timeout: 0 } }, (request, reply) => {
+      request.svc.signal.addEventListener('abort', () => { log.aborted.push(request.svc.signal.reason) })
+      reply.hijack()
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' })
+      reply.raw.write('data: {"step":1}\n\ndata: ')
+      const timer = setInterval(() => { reply.raw.write('x'.repeat(16 * 1024)) }, 1)
+      request.raw.on('close', () => { clearInterval(timer) })
+    })
     app.get('/late-fail', { svc: { name: 'lateFail', description: 'Fails after progress' } }, async (request) => {
       request.svc.progress(1)
       throw Object.assign(new Error('no stock'), { statusCode: 409 })
@@ -252,6 +272,18 @@ t.test('a caller that reads too slowly: the route is cancelled and the stream en
   const last = stream.frames.at(-1)!.data
   t.match(last, { type: 'error', error: { code: 'PAYLOAD_TOO_LARGE', status: 413 } })
   t.ok(stream.frames.length > 10, 'the frames before it were sent')
+})
+
+t.test('a piece that never ends is held only up to the byte budget: the route is cancelled, 413', async (t) => {
+  for (const [command, first] of [['longLine', { n: 1 }], ['longEvent', { step: 1 }]] as const) {
+    const { origin, log } = await setup(t, { invoke: { maxResultBytes: 64 * 1024 } })
+    const stream = await streamExecute(origin, { command, stream: true })
+    await stream.end()
+    t.same(stream.frames.map(({ data }) => (data as { type: string }).type), ['chunk', 'error'], command)
+    t.same((stream.frames[0].data as { data: unknown }).data, first, 'the pieces before it were sent')
+    t.match(stream.frames[1].data, { type: 'error', error: { code: 'PAYLOAD_TOO_LARGE', status: 413, message: /A piece of the route's stream passed 65536 bytes/ } })
+    t.match(log.aborted, [{ code: 'PAYLOAD_TOO_LARGE' }], 'the route was cancelled')
+  }
 })
 
 t.test('svc.stream and svc.timeout: read, checked, and stream: true served after hints', async (t) => {
