@@ -48,12 +48,15 @@ export class StreamRelay implements ResponseTap {
       else this.frame({ type: 'chunk', data: text })
       return true
     }
-    if (this.behind.signal.aborted) return true
     const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
     this.held += text.length
     if (this.kind === 'sse') this.parser!.feed(text)
     else this.lines(text)
     if (this.held > this.limit) {
+      // What is held is let go; the call is cancelled, and whatever the route still writes is held to this again.
+      this.line = ''
+      this.held = 0
+      this.parser?.reset()
       this.behind.abort(new CallCancelled(413, 'PAYLOAD_TOO_LARGE', `A piece of the route's stream passed ${this.limit} bytes (invoke.maxResultBytes) before it ended, and the call was cancelled.`))
     }
     return true
