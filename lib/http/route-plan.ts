@@ -46,6 +46,10 @@ export function planRoute (command: CommandRoute): RoutePlan {
   const { literals, pathParams, optionalParam } = splitTemplate(command.url)
   const places = placesOf(command)
   for (const name of pathParams) places[name] = 'path'
+  // Header names are case-insensitive: `x-tenant` reaches the header declared `X-Tenant`.
+  for (const name of Object.keys(places)) {
+    if (places[name] === 'header' && !Object.hasOwn(places, name.toLowerCase())) places[name.toLowerCase()] = 'header'
+  }
   return {
     name: command.name,
     method: command.method,
@@ -111,6 +115,8 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>, m
   let body: unknown
   let headers: Record<string, string> | undefined
   let headerLength = 0
+  // What a direct request's head holds: the URL with its query string, and the header lines.
+  const headSize = (): number => url.length + (query === '' ? 0 : 1 + query.length) + headerLength
   for (const name of Object.keys(params)) {
     const place = plan.places[name] ?? plan.extraPlace
     if (place === 'path') continue
@@ -123,7 +129,7 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>, m
       headers[name.toLowerCase()] = header.text
       // `name: value` and its line end, held with the URL to what a direct request's head is held to.
       headerLength += name.length + header.text.length + 4
-      if (url.length + headerLength > maxUrlLength) return tooLong(name, maxUrlLength, 'Header param', 'the request\'s URL and headers')
+      if (headSize() > maxUrlLength) return tooLong(name, maxUrlLength, 'Header param', 'the request\'s URL and headers')
       continue
     }
     if (place === 'body') {
@@ -138,7 +144,7 @@ export function planRequest (plan: RoutePlan, params: Record<string, unknown>, m
     const pairs = queryPairs(name, value)
     if (pairs.invalid !== undefined) return pairs
     if (pairs.text !== '') query += query === '' ? pairs.text : `&${pairs.text}`
-    if (url.length + 1 + query.length > maxUrlLength) return tooLong(name, maxUrlLength)
+    if (headSize() > maxUrlLength) return headerLength === 0 ? tooLong(name, maxUrlLength) : tooLong(name, maxUrlLength, 'Param', 'the request\'s URL and headers')
   }
   const path = url
   if (query !== '') url += `?${query}`

@@ -57,6 +57,8 @@ t.test('execute sends header params as request headers: the route and the app\'s
   const app = await readyApp(t, {}, pgRoutes)
   const response = await execute(app, 'tables.get', { id: 7, pg: 'postgres://given', 'X-Request-Source': 'agent' }, { pg: 'postgres://callers-own', authorization: 'Bearer t' })
   t.same(response.json(), { ok: true, result: { id: 7, pg: 'postgres://given', hooked: 'postgres://given', source: 'agent', authorization: 'Bearer t' } })
+  const lowerCase = await execute(app, 'tables.get', { id: 7, pg: 'postgres://given', 'x-request-source': 'ui' })
+  t.match(lowerCase.json(), { ok: true, result: { source: 'ui' } }, 'a header param\'s name is case-insensitive, as the header\'s')
   const callersOwn = await execute(app, 'tables.get', { id: 7 }, { pg: 'postgres://callers-own' })
   t.match(callersOwn.json(), { ok: true, result: { pg: 'postgres://callers-own' } }, 'left out, the caller\'s own header still reaches the route')
   const body = await execute(app, 'query.run', { pg: 'postgres://given', query: 'select 1' })
@@ -74,6 +76,8 @@ t.test('the route\'s validation decides; values a header cannot carry are refuse
   t.match(injected.json(), { ok: false, error: { code: 'INVALID_PARAMS', message: /Header param "pg" holds a character a header cannot carry/ } })
   const long = await execute(app, 'tables.get', { id: 7, pg: 'x'.repeat(20_000) })
   t.match(long.json(), { ok: false, error: { code: 'INVALID_PARAMS', message: /Header param "pg" makes the request's URL and headers longer than 16384 characters/ } })
+  const together = await execute(app, 'tables.get', { id: 7, pg: 'x'.repeat(9_000), note: 'y'.repeat(9_000) })
+  t.match(together.json(), { ok: false, error: { code: 'INVALID_PARAMS', message: /Param "note" makes the request's URL and headers longer than 16384 characters/ } }, 'headers and query string count together')
 })
 
 t.test('pipeline: a header param may come from an earlier result', async (t) => {
