@@ -256,21 +256,23 @@ export class McpEndpoint {
 
   /**
    * A 2025 call answered as the SDK's transport answers it: one SSE event, on a connection kept open. In a
-   * session, the session's `notifications/cancelled` naming its id cancels it too.
+   * session, the session's `notifications/cancelled` naming its id cancels it too, and then, as the SDK
+   * does for a request its client cancelled, the call is not answered: its stream ends without an event.
    */
   private async callLegacy (request: FastifyRequest, reply: FastifyReply, { id, command, args }: DirectCall, session?: LegacySession): Promise<FastifyReply> {
-    let result: CallToolResult
+    let answer: string
     if (session === undefined) {
-      result = await this.callTool(request, reply, command, args)
+      answer = legacyAnswer(id, await this.callTool(request, reply, command, args))
     } else {
       const call = session.callStarted(id)
       try {
-        result = await this.callTool(request, reply, command, args, call.signal)
+        const result = await this.callTool(request, reply, command, args, call.signal)
+        answer = call.signal.aborted ? '' : legacyAnswer(id, result)
       } finally {
         call.end()
       }
     }
-    return await reply.headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }).send(legacyAnswer(id, result))
+    return await reply.headers({ 'content-type': 'text/event-stream', 'cache-control': 'no-store', 'x-accel-buffering': 'no' }).send(answer)
   }
 
   /**
