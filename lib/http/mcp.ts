@@ -184,7 +184,8 @@ export class McpEndpoint {
     const tap: ResponseTap = { write: (response, chunk) => { pieces.write(response, chunk); return false } }
     const outcome = await this.dispatcher.dispatch(request, command, args, { signal, progress: notifier.report, tap })
     if (outcome.ok) pieces.end()
-    notifier.end(outcome.ok)
+    // A report held back is sent before the result, failure or not; a cancelled call sends nothing more.
+    notifier.end(!signal.aborted)
     return toolResultOf(outcome)
   }
 

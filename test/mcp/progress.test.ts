@@ -47,6 +47,7 @@ function routes (app: FastifyInstance): void {
   })
   app.get('/fails', { svc: { name: 'fails', description: 'Streams, then fails', stream: true } }, async (request, reply) => {
     request.svc.progress(1)
+    request.svc.progress(2)
     return await reply.code(409).send({ error: 'conflict' })
   })
 }
@@ -120,7 +121,7 @@ async function checkRevisions (t: Test, url: string, label: string): Promise<voi
 
     const failed = await call('fails')
     t.equal(failed.result.isError, true, `${label}, ${revision}: a failure is the tool error`)
-    t.same(failed.seen, [{ progress: 1 }])
+    t.same(failed.seen, [{ progress: 1 }, { progress: 2 }], `${label}, ${revision}: a report held back is sent before a failure too`)
   }
 }
 
