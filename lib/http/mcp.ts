@@ -11,7 +11,8 @@ import {
 import { loadHttpSdk, type McpHttpSdk } from '../mcp/sdk.js'
 import { LegacySessions, type LegacySession } from '../mcp/sessions.js'
 import { McpStreams } from '../mcp/streams.js'
-import { createToolServer, toolResultOf, type ToolServerInfo } from '../mcp/tools.js'
+import { ProgressNotifier } from '../mcp/progress.js'
+import { createToolServer, toolResultOf, type ToolCall, type ToolServerInfo } from '../mcp/tools.js'
 import type { CallToolResult, McpHttpHandler, McpRequestContext, ReadResourceResult, ResourceTemplateType, Server, ServerCapabilities } from '@modelcontextprotocol/server'
 import { DEFAULT_MAX_STEPS, type McpLimits } from '../options.js'
 import type { Realtime } from '../realtime/realtime.js'
@@ -20,6 +21,8 @@ import { mayWatch, type WatchableChannel } from './channels.js'
 import { callerGone, type Dispatcher } from './dispatch.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 import { webHeaders } from './headers.js'
+import type { ResponseTap } from './inner.js'
+import { PieceReader } from './pieces.js'
 import { EVENT_STREAM_HEAD } from '../util/event-stream.js'
 
 export interface McpConfig extends RouteLogConfig {
@@ -159,12 +162,32 @@ export class McpEndpoint {
     const { tools, byTool } = this.tools as Tools
     const resources = this.resources
     const capabilities = resources === undefined ? {} : { resources: resourcesCapability }
-    const server = createToolServer(this.sdk, this.info, tools, byTool, async (command, args, request) => {
-      // The web request's signal aborts when the client goes away: the call stops with it.
-      return toolResultOf(await this.dispatcher.dispatch(requestOf(request), command, args, { signal: request?.signal }))
+    const server = createToolServer(this.sdk, this.info, tools, byTool, async (command, args, request, call) => {
+      // The web request's signal aborts when the client goes away, the SDK's when it cancels the call
+      // (notifications/cancelled in a session): the call stops with either.
+      const signal = AbortSignal.any([(request as Request).signal, call.signal])
+      return await this.callWithProgress(requestOf(request), command, args, signal, call.progress)
     }, capabilities)
     if (resources !== undefined) addChannelResources(server, resources.templates, async (uri, request) => await this.readChannel(requestOf(request), uri))
     return server
+  }
+
+  /**
+   * A tool call through the SDK: dispatched like execute, and, when the client asked for progress, the
+   * route's `request.svc.progress()` reports and the pieces of a `stream: true` command's stream sent as
+   * `notifications/progress` (mcp/progress.ts) while the body is still held for the tool result.
+   */
+  private async callWithProgress (request: FastifyRequest, command: string, args: Record<string, unknown>, signal: AbortSignal, progress: ToolCall['progress']): Promise<CallToolResult> {
+    if (progress === undefined) return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal }))
+    const notifier = new ProgressNotifier(progress)
+    const pieces = new PieceReader(this.dispatcher.streams(command), notifier.piece)
+    // The pieces are read as the route writes them, and left to the response: the result is the buffered one.
+    const tap: ResponseTap = { write: (response, chunk) => { pieces.write(response, chunk); return false } }
+    const outcome = await this.dispatcher.dispatch(request, command, args, { signal, progress: notifier.report, tap })
+    if (outcome.ok) pieces.end()
+    // A report held back is sent before the result, failure or not; a cancelled call sends nothing more.
+    notifier.end(!signal.aborted)
+    return toolResultOf(outcome)
   }
 
   /**
@@ -233,15 +256,35 @@ export class McpEndpoint {
     return await reply.type(JSON_TYPE).send(directAnswer(id, JSON.stringify(result), this.serverJson))
   }
 
-  /** A 2025 call answered as the SDK's transport answers it: one SSE event, on a connection kept open. */
-  private async callLegacy (request: FastifyRequest, reply: FastifyReply, { id, command, args }: DirectCall): Promise<FastifyReply> {
-    const result = await this.callTool(request, reply, command, args)
-    return await reply.headers(EVENT_STREAM_HEAD).send(legacyAnswer(id, result))
+  /**
+   * A 2025 call answered as the SDK's transport answers it: one SSE event, on a connection kept open. In a
+   * session, the session's `notifications/cancelled` naming its id cancels it too, and then, as the SDK
+   * does for a request its client cancelled, the call is not answered: its stream ends without an event.
+   */
+  private async callLegacy (request: FastifyRequest, reply: FastifyReply, { id, command, args }: DirectCall, session?: LegacySession): Promise<FastifyReply> {
+    let answer: string
+    if (session === undefined) {
+      answer = legacyAnswer(id, await this.callTool(request, reply, command, args))
+    } else {
+      const call = session.callStarted(id)
+      try {
+        const result = await this.callTool(request, reply, command, args, call.signal)
+        answer = call.signal.aborted ? '' : legacyAnswer(id, result)
+      } finally {
+        call.end()
+      }
+    }
+    return await reply.headers(EVENT_STREAM_HEAD).send(answer)
   }
 
-  /** A command called as a tool, exactly like execute: this request's headers, stopped when its client goes away. */
-  private async callTool (request: FastifyRequest, reply: FastifyReply, command: string, args: Record<string, unknown>): Promise<CallToolResult> {
-    return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal: callerGone(reply) }))
+  /**
+   * A command called as a tool, exactly like execute: this request's headers, stopped when its client goes
+   * away (or when `cancelled` aborts).
+   */
+  private async callTool (request: FastifyRequest, reply: FastifyReply, command: string, args: Record<string, unknown>, cancelled?: AbortSignal): Promise<CallToolResult> {
+    const gone = callerGone(reply)
+    const signal = cancelled === undefined ? gone : AbortSignal.any([gone, cancelled])
+    return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal }))
   }
 
   /** GET (a session's stream) and DELETE (its end) reach a session; without one, the endpoint is stateless. */
@@ -261,8 +304,11 @@ export class McpEndpoint {
     const call = request.method === 'POST' ? legacyCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, (revision) => revision === session.revision) : undefined
     if (call !== undefined) {
       session.active()
-      return await this.callLegacy(request, reply.header('mcp-session-id', session.id), call)
+      return await this.callLegacy(request, reply.header('mcp-session-id', session.id), call, session)
     }
+    // A call answered above is the session's to cancel; one its transport serves, the SDK's (it is handed on too).
+    const cancelled = cancelledRequestOf(request.body)
+    if (cancelled !== undefined) session.cancel(cancelled)
     const response = await session.handle(this.transportRequest(request, reply), request.body)
     return await this.answer(request, reply, response, () => session.streamOpened(), request.method === 'POST')
   }
@@ -398,6 +444,12 @@ function listenRequestOf (body: unknown): ListenRequest | undefined {
   const notifications = message.params?.notifications
   const uris = notifications?.resourceSubscriptions
   return Array.isArray(uris) ? { id: message.id, uris, notifications: notifications as ListenRequest['notifications'] } : { id: message.id, uris: [] }
+}
+
+/** The request id a `notifications/cancelled` names, when the body is one (alone, as clients send it). */
+function cancelledRequestOf (body: unknown): unknown {
+  const message = body as { method?: unknown, params?: { requestId?: unknown } } | null
+  return message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined
 }
 
 /** A 2025 `initialize` request (a batch never holds one: 2025-06-18 has no batches, and the SDK refuses it in one). */

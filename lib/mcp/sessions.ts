@@ -60,6 +60,8 @@ export class LegacySessions {
 /** One 2025 session: its SDK transport and server, the channel keys it follows, the slot it holds. */
 export class LegacySession {
   private readonly subscriptions = new Map<string, () => void>()
+  /** The calls of the session answered without its transport, by JSON-RPC id: what `notifications/cancelled` may name. */
+  private readonly calls = new Map<unknown, AbortController>()
   private readonly transport: WebStandardStreamableHTTPServerTransport
   private server: Server | undefined
   private idle: NodeJS.Timeout | undefined
@@ -92,6 +94,25 @@ export class LegacySession {
   /** A request of the session was answered without its transport: it stays alive for another idle period. */
   active (): void {
     this.touch()
+  }
+
+  /**
+   * A call of the session answered without its transport (the SDK's server never sees it, so its own
+   * `notifications/cancelled` handling cannot find it): the signal aborts when the session's client cancels
+   * the request `id`; `end` forgets it.
+   */
+  callStarted (id: string | number): { signal: AbortSignal, end: () => void } {
+    const controller = new AbortController()
+    this.calls.set(id, controller)
+    return {
+      signal: controller.signal,
+      end: () => { if (this.calls.get(id) === controller) this.calls.delete(id) }
+    }
+  }
+
+  /** The session's client cancelled the request `id` (`notifications/cancelled`). */
+  cancel (id: unknown): void {
+    this.calls.get(id)?.abort()
   }
 
   async connect (server: Server): Promise<void> {

@@ -1,6 +1,7 @@
 import type { CallToolResult, Server, ServerCapabilities, Tool, ToolAnnotations } from '@modelcontextprotocol/server'
 import type { CommandErrorBody, CommandSuccess } from '../manifest/invocation.js'
 import type { ManifestHints } from '../manifest/types.js'
+import type { ProgressParams } from './progress.js'
 import type { McpSdk } from './sdk.js'
 
 /** JSON-RPC's code for invalid params, which MCP uses for an unknown tool. */
@@ -92,9 +93,22 @@ export interface ToolServerInfo {
   instructions?: string
 }
 
-/** Calls a command with a tool's arguments. */
-/** `request`: the HTTP request the call came in, when the transport is HTTP. */
-export type CallCommand = (command: string, args: Record<string, unknown>, request?: Request) => Promise<CallToolResult>
+/**
+ * Calls a command with a tool's arguments. `request`: the HTTP request the call came in, when the transport
+ * is HTTP; `call`: what the SDK gives the call (docs/mcp.md#progress-and-cancellation).
+ */
+export type CallCommand = (command: string, args: Record<string, unknown>, request: Request | undefined, call: ToolCall) => Promise<CallToolResult>
+
+/** What the SDK gives one tool call: its cancellation, and where its progress goes when the client asked for it. */
+export interface ToolCall {
+  /**
+   * Aborts when the client cancels the call: `notifications/cancelled` in a session (or on stdio), the
+   * exchange closed on the stateless path.
+   */
+  signal: AbortSignal
+  /** Sends a `notifications/progress` for the call; only when the request carried a progress token. */
+  progress?: (params: ProgressParams) => void
+}
 
 /**
  * An MCP server that offers `tools` and answers each call with `call`. The SDK's low-level `Server`: its
@@ -113,7 +127,14 @@ export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool
     const command = byTool.get(name)
     // Thrown with a JSON-RPC code, the SDK answers it as that error, as the spec has it for an unknown tool.
     if (command === undefined) throw codedError(INVALID_PARAMS, `Unknown tool "${name}": tools/list names the tools.`)
-    return await call(command, args, context.http?.req)
+    const token = context.mcpReq._meta?.progressToken
+    const progress = token === undefined
+      ? undefined
+      : (params: ProgressParams) => {
+          // A client gone or a stream closed drops the notification; the call's signal says the rest.
+          context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...params } }).catch(() => {})
+        }
+    return await call(command, args, context.http?.req, { signal: context.mcpReq.signal, progress })
   })
   return server
 }

@@ -1,0 +1,121 @@
+import { isUtf8 } from 'node:buffer'
+import { StringDecoder } from 'node:string_decoder'
+import { createParser, type EventSourceParser } from 'eventsource-parser'
+import type { InnerResponse } from './inner.js'
+
+/** One piece of a route's stream: its data, and `base64` when it is a chunk that is not valid UTF-8. */
+export type PieceHandler = (data: unknown, encoding?: 'base64') => void
+
+/** How much of a piece not yet ended (a line, an event) the reader may hold, and what to do past it. */
+export interface PieceBound {
+  limit: number
+  onOverflow: () => void
+}
+
+/**
+ * Cuts a `stream: true` command's body into pieces as the route writes it (docs/long-running.md#pieces), by
+ * the route's `content-type`: SSE events' `data`, NDJSON lines, or each chunk as text. A body that is not
+ * cut (a command not declared `stream`, a status other than 2xx, JSON) is `held`: the response keeps it.
+ * Shared by the streamed execute and MCP's progress notifications.
+ */
+export class PieceReader {
+  private kind: PieceKind | undefined
+  private parser: EventSourceParser | undefined
+  private decoder: StringDecoder | undefined
+  /** A line of NDJSON still being written. */
+  private line = ''
+  /** What is held of a piece not yet ended. */
+  private held = 0
+  /** The SSE event named `result`: the final result. */
+  final: { value: unknown } | undefined
+
+  /**
+   * Without `bound`, the reader holds what the response itself holds and counts (a buffered call, whose
+   * body the byte budget bounds).
+   */
+  constructor (private readonly streams: boolean, private readonly onPiece: PieceHandler, private readonly bound?: PieceBound) {}
+
+  /** Reads one chunk of the body; false when the body is held (not cut into pieces). */
+  write (response: InnerResponse, chunk: string | Buffer): boolean {
+    this.kind ??= this.kindOf(response)
+    if (this.kind === 'held') return false
+    if (this.kind === 'text') {
+      const text = typeof chunk === 'string' || isUtf8(chunk) ? chunk.toString() : undefined
+      if (text === undefined) this.onPiece((chunk as Buffer).toString('base64'), 'base64')
+      else this.onPiece(text)
+      return true
+    }
+    const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
+    this.held += text.length
+    if (this.kind === 'sse') this.parser!.feed(text)
+    else this.lines(text)
+    if (this.bound !== undefined && this.held > this.bound.limit) {
+      // What is held is let go, and whatever the route still writes is held to the bound again.
+      this.line = ''
+      this.held = 0
+      this.parser?.reset()
+      this.bound.onOverflow()
+    }
+    return true
+  }
+
+  /** The body ended: the last line of NDJSON may come without its newline. */
+  end (): void {
+    if (this.kind === 'lines') {
+      this.piece(this.line)
+      this.line = ''
+    }
+  }
+
+  private kindOf (response: InnerResponse): PieceKind {
+    if (!this.streams || response.statusCode < 200 || response.statusCode >= 300) return 'held'
+    const type = String(response.getHeader('content-type') ?? '').split(';', 1)[0].trim().toLowerCase()
+    if (type === 'application/json' || type.endsWith('+json')) return 'held'
+    if (type === 'text/event-stream') {
+      this.decoder = new StringDecoder('utf8')
+      this.parser = createParser({
+        onEvent: ({ event, data }) => {
+          this.held = 0
+          if (event === 'result') this.final = { value: parsed(data) }
+          else this.onPiece(parsed(data))
+        }
+      })
+      return 'sse'
+    }
+    if (type === 'application/x-ndjson' || type === 'application/jsonl') {
+      this.decoder = new StringDecoder('utf8')
+      return 'lines'
+    }
+    return 'text'
+  }
+
+  private lines (text: string): void {
+    // Only the new text is searched for the line's end, so a long line costs its length once.
+    const end = text.lastIndexOf('\n')
+    if (end === -1) {
+      this.line += text
+      return
+    }
+    const lines = (this.line + text.slice(0, end)).split('\n')
+    this.line = text.slice(end + 1)
+    this.held = this.line.length
+    for (const line of lines) this.piece(line)
+  }
+
+  private piece (line: string): void {
+    const text = line.endsWith('\r') ? line.slice(0, -1) : line
+    if (text.trim() !== '') this.onPiece(parsed(text))
+  }
+}
+
+/** How a `stream: true` command's body is cut into pieces; `held`: it is not, the response keeps it. */
+type PieceKind = 'held' | 'sse' | 'lines' | 'text'
+
+/** A piece's data: JSON when it parses, else the text. */
+function parsed (text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
