@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream'
 import type { ElementHandle, Page } from 'puppeteer-core'
 import t from 'tap'
+import { DEMO_TOKEN } from '../../examples/shop/app.js'
 import { launchBrowser, runShop, watchedPage, type ShopApp } from '../helpers/browser.js'
 import { uiAssetsBuilt } from '../helpers/ui-assets.js'
 
@@ -123,8 +124,33 @@ t.test('Stop aborts the request, and the route\'s request.svc.signal aborts', as
   t.same(problems, [], 'an aborted stream is no error')
 })
 
+t.test('a refusal before the stream shows its envelope; a deadline mid-stream ends it with its error', async (t) => {
+  const { ui } = await runShop(t, {}, (app: ShopApp) => {
+    app.get('/watch', { svc: { name: 'watch', description: 'Writes one line, then nothing', stream: true, auth: 'required', timeout: 500 } }, async (_request, reply) => {
+      const body = new PassThrough()
+      body.write('{"seen":1}\n')
+      return reply.type('application/x-ndjson').send(body)
+    })
+  })
+  const { page, problems } = await watchedPage(t, browser)
+  await opened(page, ui, 'watch')
+  await page.click(`${card('watch')} button[type="submit"]`)
+  await page.waitForSelector(`${card('watch')} .outcome .status.failed`)
+  t.match(await text(page, `${card('watch')} .outcome .status`), /^401 Unauthorized/)
+  t.match(JSON.parse(await text(page, `${card('watch')} .outcome pre.json`)), { ok: false, error: { code: 'UNAUTHORIZED' } }, 'the envelope, as for a buffered call')
+  t.match(await text(page, `${card('watch')} .outcome`), /www-authenticate: Bearer/)
+
+  await page.type('form.token input', DEMO_TOKEN)
+  await page.click(`${card('watch')} button[type="submit"]`)
+  await page.waitForSelector(`${card('watch')} .outcome .status.failed`)
+  t.match(await text(page, `${card('watch')} .outcome .status`), /^504 TIMEOUT · 1 piece · \d+ ms$/)
+  t.same((await pieceTexts(page, 'watch')).map((piece) => JSON.parse(piece)), [{ seen: 1 }], 'the piece before it')
+  t.match(JSON.parse(await text(page, `${card('watch')} .final pre.json`)), { type: 'error', error: { code: 'TIMEOUT', status: 504 } })
+  t.same(problems.filter((problem) => !/status of 401/.test(problem)), [])
+})
+
 t.test('the demo: orders.live and report.build run streamed, search still buffered', async (t) => {
-  const { ui } = await runShop(t, { longRunning: { tick: 100 } })
+  const { ui } = await runShop(t, { longRunning: { tick: 60 } })
   const { page, problems } = await watchedPage(t, browser)
   const bodies: unknown[] = []
   page.on('request', (request) => { if (request.url().endsWith('/svc/execute')) bodies.push(JSON.parse(request.postData() ?? 'null')) })
