@@ -103,6 +103,7 @@ t.test('JSON tokens, for colouring', async (t) => {
   t.same(jsonTokens(undefined), [], 'nothing to show')
   t.same(jsonTokens('<b>x</b>'), [{ text: '"<b>x</b>"', kind: 'string' }])
   t.same(jsonTokens(1e21), [{ text: '1e+21', kind: 'number' }])
+  t.same(jsonTokens({ a: [1, 'x'] }, 0).map((token) => token.text).join(''), '{"a":[1,"x"]}', 'on one line')
 })
 
 t.test('commands grouped by tag, the untagged last', async (t) => {

@@ -89,7 +89,7 @@ t.test('pieces show as they arrive, progress moves the bar, and the final result
   last.open()
   await page.waitForSelector(`${card('feed')} .outcome .status.succeeded`)
   t.match(await text(page, `${card('feed')} .outcome .status`), /^Done · 3 pieces · \d+ ms$/)
-  t.same(await pieceTexts(page, 'feed'), ['{\n  "n": 1\n}', '{\n  "n": 2\n}', 'last <b>piece</b>'], 'every piece, text as text')
+  t.same(await pieceTexts(page, 'feed'), ['{"n":1}', '{"n":2}', 'last <b>piece</b>'], 'every piece, text as text')
   t.equal(await page.$$eval(`${card('feed')} b`, (bold) => bold.length), 0, 'never as markup')
   t.same(JSON.parse(await text(page, `${card('feed')} .final pre.json`)), { pieces: 3 }, 'the final result')
   t.same(await page.$eval(`${card('feed')} progress`, (bar) => [bar.value, bar.max]), [2, 2], 'the bar full')

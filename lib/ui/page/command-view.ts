@@ -204,7 +204,7 @@ function callForm (name: string, streams: boolean, form: ObjectField, context: P
     try {
       await new Promise<void>((resolve) => {
         running = openStream({ url: execute as string, authorization: context.authorization(), body: executeBody(name, params, true) }, {
-          onOpen: () => { status.textContent = 'Streaming: pieces appear below as they arrive.' },
+          onOpen: () => { status.textContent = 'Running: what the command sends shows below as it arrives.' },
           onFrame: ({ data }) => {
             const frame = executeFrame(data)
             if (frame === undefined || finished) return
@@ -267,10 +267,10 @@ function callForm (name: string, streams: boolean, form: ObjectField, context: P
   return { element, fill }
 }
 
-/** One piece: JSON as JSON, text as text, bytes as the base64 the server sent. */
+/** One piece: JSON on one line (a piece is often one line of NDJSON), text as text, bytes as the base64 sent. */
 function pieceView (data: unknown, encoding: string | undefined): HTMLElement {
   if (encoding !== undefined) return h('pre', { className: 'text' }, `${encoding}: ${String(data)}`)
-  return typeof data === 'string' ? h('pre', { className: 'text' }, data) : jsonView(data)
+  return typeof data === 'string' ? h('pre', { className: 'text' }, data) : jsonView(data, 0)
 }
 
 /** The status, and the result (or the whole envelope, when the call failed) as JSON. */
