@@ -14,6 +14,12 @@ export interface ShopOptions {
   ui?: boolean
   /** A redis:// URL: events and channel states fan out to every instance on the same Redis. */
   redis?: string
+  /**
+   * Add `orders.live` (a stream of orders) and `report.build` (a job that reports its progress), which take
+   * a few seconds; `tick` is the milliseconds between their steps (default 600). Default false (server.js
+   * turns it on).
+   */
+  longRunning?: boolean | { tick?: number }
 }
 
 export declare function buildShop (options?: ShopOptions): Promise<FastifyInstance>

@@ -1,5 +1,8 @@
-// A small shop that describes itself: a catalogue search and a cart behind a bearer token.
+// A small shop that describes itself: a catalogue search and a cart behind a bearer token, and (with
+// `longRunning`) a live feed of orders and a report that takes a few seconds.
 // Register the manifest plugin first (awaited), then the routes it should see.
+import { Readable } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import svcManifest from 'fastify-svc-manifest'
@@ -31,9 +34,11 @@ const CATALOGUE = [
  * which adds `about` and the `cart` channel. `mcp: true` also serves every command as an MCP tool at
  * /mcp (it needs the package @modelcontextprotocol/server). `redis` (a redis:// URL) shares events and
  * channel states with every other instance that uses the same Redis. `ui: true` serves the human page at
- * /svc/ui: browse the manifest, run the commands, watch the events.
+ * /svc/ui: browse the manifest, run the commands, watch the events. `longRunning: true` adds two commands
+ * that take a few seconds (server.js turns it on): `orders.live`, a stream of orders, and `report.build`,
+ * a job that reports its progress; `{ tick }` sets the milliseconds between their steps (default 600).
  */
-export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, ui = false, redis } = {}) {
+export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, ui = false, redis, longRunning = false } = {}) {
   const app = Fastify()
   await app.register(svcManifest, {
     svc: layout,
@@ -56,6 +61,7 @@ export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3
   })
   registerCatalogue(app)
   registerCart(app, layout)
+  if (longRunning !== false) registerLongRunning(app, longRunning === true ? DEFAULT_TICK : longRunning.tick ?? DEFAULT_TICK)
   return app
 }
 
@@ -160,4 +166,74 @@ function cartView (cart) {
 
 function priceInCents (sku) {
   return Math.round(CATALOGUE.find((product) => product.sku === sku).price * 100)
+}
+
+/** Milliseconds between two steps of the long-running commands: a few seconds in all, to watch them. */
+const DEFAULT_TICK = 600
+
+/**
+ * Two commands that take a while, as a person sees them in the page (run streamed: pieces, a progress bar,
+ * Stop). Both stop as soon as their answer is no longer wanted: `request.svc.signal` aborts when the
+ * caller goes away (Stop in the page, Ctrl-C, a deadline), and every wait takes that signal.
+ */
+function registerLongRunning (app, tick) {
+  // An NDJSON stream (`reply.send(Readable)`): each line is one piece of a streamed execute.
+  app.get('/orders/live', {
+    svc: {
+      name: 'orders.live',
+      description: 'Orders as they are placed: one NDJSON line each, a few over a few seconds',
+      params: Type.Object({
+        count: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5, description: 'How many orders to wait for' }))
+      }),
+      tags: ['orders'],
+      hints: { idempotent: true, sideEffects: false },
+      stream: true
+    }
+  }, async (request, reply) => {
+    const { count } = request.query
+    const { signal } = request.svc
+    async function * orders () {
+      for (let id = 1; id <= count; id++) {
+        await sleep(tick, undefined, { signal })
+        const product = CATALOGUE[(id - 1) % CATALOGUE.length]
+        yield `${JSON.stringify({ id, sku: product.sku, quantity: 1 + (id % 3) })}\n`
+      }
+    }
+    return reply.type('application/x-ndjson').send(Readable.from(orders()))
+  })
+
+  // A job that answers JSON at its end and reports progress on the way. Declared `stream: true` so that a
+  // caller reading the manifest (the page, among others) calls it streamed and sees the progress frames.
+  app.post('/reports', {
+    svc: {
+      name: 'report.build',
+      description: 'Sales of the last days, by product: one day after another, with its progress',
+      params: Type.Object({
+        days: Type.Optional(Type.Integer({ minimum: 1, maximum: 30, default: 7, description: 'How many days back' }))
+      }),
+      returns: Type.Object({
+        days: Type.Integer(),
+        sold: Type.Array(Type.Object({ sku: Type.String(), quantity: Type.Integer() })),
+        revenue: Type.Number({ description: 'In EUR' })
+      }),
+      tags: ['reports'],
+      hints: { idempotent: true, sideEffects: false },
+      stream: true
+    }
+  }, async (request) => {
+    const { days } = request.body ?? {}
+    const total = days ?? 7
+    const { signal } = request.svc
+    const sold = new Map(CATALOGUE.map((product) => [product.sku, 0]))
+    for (let day = 1; day <= total; day++) {
+      signal.throwIfAborted()
+      await sleep(tick, undefined, { signal })
+      // A made-up day of sales: the same for the same day, so the report can be checked.
+      CATALOGUE.forEach((product, index) => sold.set(product.sku, sold.get(product.sku) + (day + index) % 4))
+      request.svc.progress(day, { total, message: `day ${day} of ${total}` })
+    }
+    const lines = [...sold].map(([sku, quantity]) => ({ sku, quantity }))
+    const cents = lines.reduce((sum, { sku, quantity }) => sum + priceInCents(sku) * quantity, 0)
+    return { days: total, sold: lines, revenue: cents / 100 }
+  })
 }

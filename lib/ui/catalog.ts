@@ -20,6 +20,8 @@ export interface PageCommand {
   requiredScopes?: string[]
   examples?: PageExample[]
   deprecated?: boolean
+  /** The route replies with a stream: the page runs it streamed (pieces, progress, Stop). */
+  stream?: boolean
 }
 
 export interface PageManifest {

@@ -13,9 +13,12 @@ export interface Token {
 /** A string (then, for a key, the colon after it), a literal, a number, punctuation or white space. */
 const TOKEN = /("(?:[^"\\]|\\.)*")(\s*:)?|(true|false)|(null)|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)|([{}[\],])|(\s+)/gy
 
-/** The tokens of `value` written as JSON with two-space indents; none for a value JSON cannot write. */
-export function jsonTokens (value: unknown): Token[] {
-  const text = JSON.stringify(value, null, 2) as string | undefined
+/**
+ * The tokens of `value` written as JSON with `indent` spaces (two; `0`: on one line, as a streamed piece
+ * is shown); none for a value JSON cannot write.
+ */
+export function jsonTokens (value: unknown, indent = 2): Token[] {
+  const text = JSON.stringify(value, null, indent) as string | undefined
   if (text === undefined) return []
   const tokens: Token[] = []
   for (const match of text.matchAll(TOKEN)) {

@@ -32,9 +32,9 @@ export function pageEndpoints (manifestUrl: string, link: string | null): Endpoi
   return endpoints
 }
 
-/** The body of `POST execute`. */
-export function executeBody (command: string, params: Record<string, unknown>): { command: string, params: Record<string, unknown> } {
-  return { command, params }
+/** The body of `POST execute`; `stream`: ask for a streamed execute (an event stream of frames). */
+export function executeBody (command: string, params: Record<string, unknown>, stream = false): { command: string, params: Record<string, unknown>, stream?: true } {
+  return stream ? { command, params, stream: true } : { command, params }
 }
 
 /**
@@ -42,7 +42,9 @@ export function executeBody (command: string, params: Record<string, unknown>): 
  * token stays out of it (`$TOKEN`), so what is copied or shown on a shared screen never carries it.
  */
 export function curlOf (url: string, body: unknown, scheme?: string): string {
-  const lines = [`curl -s ${shellQuote(url)}`, "-H 'content-type: application/json'"]
+  // A streamed call: -N, so that curl prints each frame as it arrives.
+  const streamed = typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true
+  const lines = [`curl -s${streamed ? 'N' : ''} ${shellQuote(url)}`, "-H 'content-type: application/json'"]
   if (scheme !== undefined) lines.push(`-H "authorization: ${scheme} $TOKEN"`)
   lines.push(`-d ${shellQuote(JSON.stringify(body))}`)
   return lines.join(' \\\n  ')
@@ -67,4 +69,32 @@ export function eventsQuery (chosen: readonly string[], all: readonly string[]):
 /** The stream of one key of a channel. */
 export function channelUrl (channels: string, channel: string, key: string): string {
   return `${channels}/${encodeURIComponent(channel)}/${encodeURIComponent(key)}`
+}
+
+/** A frame of a streamed execute (docs/long-running.md), as the page reads it. */
+export type ExecuteFrame =
+  | { type: 'chunk', data: unknown, encoding?: string }
+  | { type: 'progress', progress: number, total?: number, message?: string }
+  | { type: 'done', result: unknown, encoding?: string, contentType?: string }
+  | { type: 'error', error: { code: string, message: string, status: number } }
+
+const FRAME_TYPES = new Set(['chunk', 'progress', 'done', 'error'])
+
+/** The frame an SSE event's data holds; undefined for data that is not one (the page skips it). */
+export function executeFrame (data: string): ExecuteFrame | undefined {
+  let frame: unknown
+  try {
+    frame = JSON.parse(data)
+  } catch {
+    return undefined
+  }
+  if (typeof frame !== 'object' || frame === null) return undefined
+  const { type } = frame as { type?: unknown }
+  return typeof type === 'string' && FRAME_TYPES.has(type) ? frame as ExecuteFrame : undefined
+}
+
+/** A progress frame in words, beside the bar: `3 of 7 · day 3 of 7`, `40 · copying`, `3`. */
+export function progressText ({ progress, total, message }: { progress: number, total?: number, message?: string }): string {
+  const count = total === undefined ? String(progress) : `${progress} of ${total}`
+  return message === undefined || message === '' ? count : `${count} · ${message}`
 }

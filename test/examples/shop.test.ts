@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
+import { createServer, type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
+import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { checksumOf, type Manifest } from 'fastify-svc-manifest'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
@@ -106,6 +107,8 @@ t.test('server.js listens on 127.0.0.1 and prints the manifest URL', async (t) =
   t.equal(response.headers.get('etag'), `"${manifest.checksum}"`)
   t.equal(manifest.baseUrl, new URL(url).origin, 'baseUrl is the address the shop listens on')
   t.match(output, `Call a command: curl -s ${manifest.baseUrl}/svc/execute`)
+  t.match(output, `Watch a command stream: curl -N ${manifest.baseUrl}/svc/execute`)
+  t.ok('orders.live' in manifest.commands && 'report.build' in manifest.commands, 'with the long-running commands')
   const executed = await fetch(`${manifest.baseUrl}/svc/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"command":"search","params":{"q":"tea"}}' })
   t.same(((await executed.json()) as { result: Array<{ sku: string }> }).result.map((product: { sku: string }) => product.sku), ['mug', 'tea-black', 'tea-green'], 'the printed call works at baseUrl')
   const notModified = await fetch(url, { headers: { 'if-none-match': manifest.checksum } })
@@ -131,4 +134,88 @@ t.test('server.js defaults to port 3000', async (t) => {
   const [code] = await once(child, 'exit')
   t.not(code, 0)
   t.match(stderr, /EADDRINUSE.*127\.0\.0\.1:3000/)
+})
+
+/** The shop with its long-running commands, listening: a streamed execute is read as a browser reads it. */
+async function longRunningShop (t: Test, tick = 20, before: (app: FastifyInstance) => void = () => {}) {
+  const app = await buildShop({ longRunning: { tick } })
+  before(app)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  t.teardown(async () => {
+    const closing = app.close()
+    // After an aborted call, fetch may hold a spare connection that never sends a request: the server
+    // would wait for it until its request timeout. The test is over: close them all.
+    app.server.closeAllConnections()
+    await closing
+  })
+  const { port } = app.server.address() as AddressInfo
+  return { app, execute: `http://127.0.0.1:${port}/svc/execute` }
+}
+
+/** The frames of a streamed execute, each parsed. */
+async function frames (response: Response): Promise<Array<Record<string, unknown>>> {
+  t.equal(response.headers.get('content-type'), 'text/event-stream')
+  return (await response.text()).split('\n\n').filter((frame) => frame !== '').map((frame) => JSON.parse(frame.replace(/^data: /, '')))
+}
+
+const post = async (url: string, body: unknown, signal?: AbortSignal) =>
+  await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal })
+
+t.test('longRunning adds orders.live and report.build, both declared stream', async (t) => {
+  const app = await buildShop({ longRunning: true })
+  t.teardown(() => app.close())
+  const manifest = (await app.inject('/.well-known/svc.json')).json()
+  t.same(Object.keys(manifest.commands), ['cart.add', 'cart.get', 'cart.remove', 'orders.live', 'report.build', 'search'])
+  t.equal(manifest.commands['orders.live'].stream, true)
+  t.equal(manifest.commands['report.build'].stream, true)
+  t.same(manifest.commands['orders.live'].params.count, { type: 'number', required: false, default: 5, description: 'How many orders to wait for', minimum: 1, maximum: 20 })
+  t.equal(manifest.commands['report.build'].auth, undefined, 'no token needed: anyone may watch them')
+  t.equal(manifest.commands.search.stream, undefined, 'the others are not')
+})
+
+t.test('orders.live through execute: streamed, a piece per order as it comes; buffered, the NDJSON', async (t) => {
+  const { execute } = await longRunningShop(t)
+  const streamed = await post(execute, { command: 'orders.live', params: { count: 3 }, stream: true })
+  t.equal(streamed.status, 200)
+  t.same(await frames(streamed), [
+    { type: 'chunk', data: { id: 1, sku: 'kettle', quantity: 2 } },
+    { type: 'chunk', data: { id: 2, sku: 'mug', quantity: 3 } },
+    { type: 'chunk', data: { id: 3, sku: 'tea-black', quantity: 1 } },
+    { type: 'done', result: null }
+  ])
+
+  const buffered = await (await post(execute, { command: 'orders.live', params: { count: 2 } })).json() as { ok: boolean, result: string, encoding: string, contentType: string }
+  t.match(buffered, { ok: true, encoding: 'base64', contentType: 'application/x-ndjson' })
+  t.equal(Buffer.from(buffered.result, 'base64').toString(), '{"id":1,"sku":"kettle","quantity":2}\n{"id":2,"sku":"mug","quantity":3}\n')
+  const refused = await post(execute, { command: 'orders.live', params: { count: 0 }, stream: true })
+  t.equal(refused.status, 400, 'a bad param is refused before any stream')
+  t.match(await refused.json(), { ok: false, error: { code: 'INVALID_PARAMS' } })
+})
+
+t.test('report.build through execute: streamed, its progress then the report; buffered, the report', async (t) => {
+  const { execute } = await longRunningShop(t)
+  const report = { days: 3, sold: [{ sku: 'kettle', quantity: 6 }, { sku: 'mug', quantity: 5 }, { sku: 'tea-black', quantity: 4 }, { sku: 'tea-green', quantity: 3 }], revenue: 213.1 }
+  t.same(await frames(await post(execute, { command: 'report.build', params: { days: 3 }, stream: true })), [
+    { type: 'progress', progress: 1, total: 3, message: 'day 1 of 3' },
+    { type: 'progress', progress: 2, total: 3, message: 'day 2 of 3' },
+    { type: 'progress', progress: 3, total: 3, message: 'day 3 of 3' },
+    { type: 'done', result: report }
+  ])
+  t.same(await (await post(execute, { command: 'report.build', params: { days: 3 } })).json(), { ok: true, result: report })
+  const week = await (await post(execute, { command: 'report.build', params: {} })).json() as { result: { days: number } }
+  t.equal(week.result.days, 7, 'a week by default')
+})
+
+t.test('report.build stops when its caller goes away', async (t) => {
+  let signal: AbortSignal | undefined
+  const { execute } = await longRunningShop(t, 50, (app) => app.addHook('onRequest', async (request) => {
+    if (request.url === '/reports') signal = request.svc.signal
+  }))
+  const controller = new AbortController()
+  const response = await post(execute, { command: 'report.build', params: { days: 30 }, stream: true }, controller.signal)
+  const first = await response.body!.getReader().read()
+  t.match(new TextDecoder().decode(first.value), '"progress":1,"total":30')
+  controller.abort()
+  if (signal?.aborted !== true) await once(signal!, 'abort')
+  t.match((signal!.reason as Error).message, /caller went away/)
 })

@@ -2,7 +2,7 @@ import t from 'tap'
 import { authScheme, groupByTag, hintPhrases, matchesFilter, UNTAGGED, type PageCommand } from '../../lib/ui/catalog.js'
 import { jsonTokens } from '../../lib/ui/json-view.js'
 import { parseLinks } from '../../lib/manifest/invocation.js'
-import { channelUrl, curlOf, eventsQuery, executeBody, pageEndpoints, pipelineStepOf, shellQuote } from '../../lib/ui/requests.js'
+import { channelUrl, curlOf, eventsQuery, executeBody, executeFrame, pageEndpoints, pipelineStepOf, progressText, shellQuote } from '../../lib/ui/requests.js'
 
 // What the page computes without a DOM: endpoints from the Link header, calls written out, JSON tokens,
 // commands grouped and filtered.
@@ -54,6 +54,28 @@ t.test('a call as curl, with the token named and never written', async (t) => {
   t.equal(pipelineStepOf('search', { q: 'tea' }), '{\n  "command": "search",\n  "params": {\n    "q": "tea"\n  }\n}')
 })
 
+t.test('a streamed call: the envelope asks for it, curl prints frames as they come', async (t) => {
+  const body = executeBody('orders.live', { count: 3 }, true)
+  t.same(body, { command: 'orders.live', params: { count: 3 }, stream: true })
+  t.same(executeBody('search', {}, false), { command: 'search', params: {} })
+  t.equal(curlOf('http://x/svc/execute', body),
+    "curl -sN 'http://x/svc/execute' \\\n  -H 'content-type: application/json' \\\n  -d '{\"command\":\"orders.live\",\"params\":{\"count\":3},\"stream\":true}'")
+  t.match(curlOf('http://x/svc/execute', 'text'), /^curl -s '/, 'a body that is no envelope: as it is')
+  t.match(curlOf('http://x/svc/execute', null), /^curl -s '/)
+})
+
+t.test('the frames of a streamed execute', async (t) => {
+  t.same(executeFrame('{"type":"chunk","data":{"id":1}}'), { type: 'chunk', data: { id: 1 } })
+  t.same(executeFrame('{"type":"progress","progress":2,"total":7,"message":"day 2"}'), { type: 'progress', progress: 2, total: 7, message: 'day 2' })
+  t.same(executeFrame('{"type":"done","result":null}'), { type: 'done', result: null })
+  t.same(executeFrame('{"type":"error","error":{"code":"TIMEOUT","message":"late","status":504}}'), { type: 'error', error: { code: 'TIMEOUT', message: 'late', status: 504 } })
+  for (const data of ['not json', '42', 'null', '{"type":"other"}', '{"type":1}', '{}']) t.equal(executeFrame(data), undefined, data)
+  t.equal(progressText({ progress: 3, total: 7, message: 'day 3 of 7' }), '3 of 7 · day 3 of 7')
+  t.equal(progressText({ progress: 40, message: 'copying' }), '40 · copying')
+  t.equal(progressText({ progress: 3, total: 7, message: '' }), '3 of 7')
+  t.equal(progressText({ progress: 3 }), '3')
+})
+
 t.test('stream URLs', async (t) => {
   t.equal(eventsQuery(['a', 'b'], ['a', 'b']), '', 'every event: the stream\'s default')
   t.equal(eventsQuery(['a.x', 'b'], ['a.x', 'b', 'c']), '?events=a.x%2Cb')
@@ -81,6 +103,7 @@ t.test('JSON tokens, for colouring', async (t) => {
   t.same(jsonTokens(undefined), [], 'nothing to show')
   t.same(jsonTokens('<b>x</b>'), [{ text: '"<b>x</b>"', kind: 'string' }])
   t.same(jsonTokens(1e21), [{ text: '1e+21', kind: 'number' }])
+  t.same(jsonTokens({ a: [1, 'x'] }, 0).map((token) => token.text).join(''), '{"a":[1,"x"]}', 'on one line')
 })
 
 t.test('commands grouped by tag, the untagged last', async (t) => {

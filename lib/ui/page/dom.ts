@@ -54,10 +54,10 @@ export function uid (prefix: string): string {
   return `${prefix}-${lastId}`
 }
 
-/** A value as indented JSON, one span per token, coloured by the stylesheet. */
-export function jsonView (value: unknown): HTMLPreElement {
+/** A value as indented JSON (`indent` 0: on one line), one span per token, coloured by the stylesheet. */
+export function jsonView (value: unknown, indent = 2): HTMLPreElement {
   const code = h('code')
-  for (const token of jsonTokens(value)) {
+  for (const token of jsonTokens(value, indent)) {
     code.appendChild(token.kind === 'space' || token.kind === 'punctuation' ? document.createTextNode(token.text) : h('span', { className: `j-${token.kind}` }, token.text))
   }
   return h('pre', { className: 'json', tabIndex: 0 }, code)

@@ -100,15 +100,16 @@ function streamViewer (frames: HTMLOListElement, render: (frame: Frame) => HTMLE
         }
         button.textContent = 'Stop'
         status.textContent = 'Connecting…'
-        open = openStream(url, authorization(), {
+        open = openStream({ url, authorization: authorization() }, {
           onOpen: () => { status.textContent = 'Subscribed: frames appear below as they arrive.' },
           onFrame: (frame) => {
             frames.prepend(render(frame))
             while (frames.children.length > KEPT_FRAMES) frames.lastElementChild?.remove()
           },
-          onRefused: (code, text, body) => {
-            ended(`Refused: ${code} ${text}`.trim())
-            frames.prepend(h('li', { className: 'refused' }, h('p', { className: 'status failed' }, `${code} ${text}`.trim()), parsedData(body)))
+          onRefused: (response, body) => {
+            const code = `${response.status} ${response.statusText}`.trim()
+            ended(`Refused: ${code}`)
+            frames.prepend(h('li', { className: 'refused' }, h('p', { className: 'status failed' }, code), parsedData(body)))
           },
           onEnd: (how, message) => ended(how === 'stopped' ? 'Stopped.' : how === 'ended' ? 'The server ended the stream.' : `The connection failed: ${message ?? ''}`)
         })
