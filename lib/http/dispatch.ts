@@ -89,7 +89,7 @@ export class Dispatcher {
       return { ...refusal(413, 'PAYLOAD_TOO_LARGE', `Command "${command}": its route's response passed ${limit} bytes (invoke.maxResultBytes), and was cut off there.`), overBudget: true }
     }
     if (ended === 'cancelled') return cancelledBy(control.signal)
-    return outcomeOf(ended)
+    return outcomeOf(ended, plan.stream)
   }
 
   /** Whether `command` is declared `svc.stream: true` (false for a command the catalog does not have). */

@@ -1,6 +1,7 @@
 import type { OutgoingHttpHeaders } from 'node:http'
 import { codeOfStatus, type CommandErrorBody, type CommandFailure, type CommandSuccess } from '../manifest/invocation.js'
 import { isJsonText } from './json-text.js'
+import { bufferedPieces } from './pieces.js'
 
 /**
  * A command's outcome, the response headers of its route that are passed on to the caller, and the size
@@ -41,10 +42,13 @@ class JsonSuccess implements CommandSuccess {
 
 const RELAYED = new Set(['www-authenticate', 'retry-after', 'set-cookie', 'ratelimit'])
 
-/** The route's response as an outcome: its body as `result` on 2xx, its error as the error object otherwise. */
-export function outcomeOf (response: RouteResponse): Outcome {
+/**
+ * The route's response as an outcome: its body as `result` on 2xx, its error as the error object otherwise.
+ * `streams`: the command is `stream: true`, and an event stream or NDJSON body is the array of its pieces.
+ */
+export function outcomeOf (response: RouteResponse, streams = false): Outcome {
   const status = response.statusCode
-  const outcome: Outcome = status >= 200 && status < 300 ? successOf(response) : failureOf(response)
+  const outcome: Outcome = status >= 200 && status < 300 ? successOf(response, streams) : failureOf(response)
   const headers = relayedHeaders(response.headers)
   if (headers !== undefined) outcome.headers = headers
   const { body } = response
@@ -52,9 +56,11 @@ export function outcomeOf (response: RouteResponse): Outcome {
   return outcome
 }
 
-function successOf ({ headers, body }: RouteResponse): CommandSuccess {
+function successOf ({ headers, body }: RouteResponse, streams: boolean): CommandSuccess {
   if (body.length === 0) return { ok: true, result: null }
   const contentType = headers['content-type'] as string | undefined
+  const pieces = streams ? bufferedPieces(contentType, body) : undefined
+  if (pieces !== undefined) return { ok: true, result: pieces.value }
   const kind = bodyKind(contentType)
   if (kind === 'json') {
     const text = textOf(body)

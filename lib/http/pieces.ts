@@ -37,7 +37,7 @@ export class PieceReader {
 
   /** Reads one chunk of the body; false when the body is held (not cut into pieces). */
   write (response: InnerResponse, chunk: string | Buffer): boolean {
-    this.kind ??= this.kindOf(response)
+    this.kind ??= this.kindOf(response.statusCode, response.getHeader('content-type'))
     if (this.kind === 'held') return false
     if (this.kind === 'text') {
       const text = typeof chunk === 'string' || isUtf8(chunk) ? chunk.toString() : undefined
@@ -67,9 +67,9 @@ export class PieceReader {
     }
   }
 
-  private kindOf (response: InnerResponse): PieceKind {
-    if (!this.streams || response.statusCode < 200 || response.statusCode >= 300) return 'held'
-    const type = String(response.getHeader('content-type') ?? '').split(';', 1)[0].trim().toLowerCase()
+  private kindOf (status: number, contentType: unknown): PieceKind {
+    if (!this.streams || status < 200 || status >= 300) return 'held'
+    const type = String(contentType ?? '').split(';', 1)[0].trim().toLowerCase()
     if (type === 'application/json' || type.endsWith('+json')) return 'held'
     if (type === 'text/event-stream') {
       this.decoder = new StringDecoder('utf8')
@@ -106,6 +106,22 @@ export class PieceReader {
     const text = line.endsWith('\r') ? line.slice(0, -1) : line
     if (text.trim() !== '') this.onPiece(parsed(text))
   }
+}
+
+/**
+ * A `stream: true` command's whole 2xx body as a buffered call's result, when it is cut into pieces by
+ * events or lines: the array of its pieces (an SSE event named `result` is the result instead); else
+ * undefined, and the body is read as any other.
+ */
+export function bufferedPieces (contentType: string | undefined, body: string | Buffer): { value: unknown } | undefined {
+  const pieces: unknown[] = []
+  const reader = new PieceReader(true, (data) => { pieces.push(data) })
+  const response = { statusCode: 200, getHeader: () => contentType } as unknown as InnerResponse
+  const type = String(contentType ?? '').split(';', 1)[0].trim().toLowerCase()
+  if (type !== 'text/event-stream' && type !== 'application/x-ndjson' && type !== 'application/jsonl') return undefined
+  reader.write(response, body)
+  reader.end()
+  return reader.final ?? { value: pieces }
 }
 
 /** How a `stream: true` command's body is cut into pieces; `held`: it is not, the response keeps it. */

@@ -337,3 +337,20 @@ t.test('pipeline steps and a plain execute are buffered, streaming commands incl
   const bare = await execute(app, 'bare')
   t.same(bare.json(), { ok: true, result: Buffer.from('as is').toString('base64'), encoding: 'base64', contentType: 'application/octet-stream' })
 })
+
+t.test('buffered, a stream: true command\'s events or lines are the array of its pieces; an SSE result event is the result', async (t) => {
+  const { app, log } = await setup(t)
+  const lines = execute(app, 'lines')
+  await until(() => log.more !== undefined, 'the route to start')
+  log.more!()
+  t.same((await lines).json(), { ok: true, result: [{ n: 1 }, { n: 2 }, 'not json', { n: 3 }] }, 'NDJSON: each line, parsed when it parses')
+  const sse = execute(app, 'sse')
+  await until(() => log.moreSse !== undefined, 'the route to start')
+  log.moreSse!()
+  t.same((await sse).json(), { ok: true, result: { total: 2 } }, 'the event named result')
+  const steps = pipeline(app, { steps: [{ command: 'lines' }] })
+  log.more = undefined
+  await until(() => log.more !== undefined, 'the route to start again')
+  log.more!()
+  t.same((await steps).json(), { ok: true, results: [{ command: 'lines', ok: true, result: [{ n: 1 }, { n: 2 }, 'not json', { n: 3 }] }] }, 'a pipeline step alike')
+})
