@@ -32,6 +32,7 @@ export async function callCommand ([source, command, ...assignments]: string[], 
   }
   // Handlers are in place before the first request: an interruption at any point cancels what was sent.
   const end = signal === undefined ? untilInterrupted() : { signal, release: () => {} }
+  let code = EXIT_OK
   try {
     const { client, manifest } = await connect(source, timeout, end.signal)
     typeParams(params, given, manifest, command)
@@ -39,14 +40,14 @@ export async function callCommand ([source, command, ...assignments]: string[], 
     let step = await pieces.next()
     for (; step.done !== true; step = await pieces.next()) print(JSON.stringify(await printable(step.value)))
     if (step.value !== null) print(JSON.stringify({ result: await printable(step.value) }))
-    return EXIT_OK
   } catch (error) {
-    if (end.signal.aborted) return end.signal.reason === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED
-    throw failure(command, error)
+    if (!end.signal.aborted) throw failure(command, error)
+    code = end.signal.reason === 'SIGTERM' ? EXIT_TERMINATED : EXIT_INTERRUPTED
   } finally {
     // A program running main() keeps its own Ctrl-C.
     end.release()
   }
+  return code
 }
 
 /** Types the `name=value` params as the manifest declares them, over `--params`. */
