@@ -2,7 +2,7 @@ import { describe, expect, test } from 'tstyche'
 import {
   checksumOf, CommandError, createManifestClient, diffManifests, ManifestClientError, verifyManifest,
   type ChannelState, type Change, type Manifest, type ManifestClient, type ManifestExample, type ManifestField, type ManifestProperty, type ManifestDiff, type ManifestResult, type PipelineResult,
-  type ReadManifest, type ServedManifest, type SvcEvent, type VerifyResult
+  type Progress, type ReadManifest, type ServedManifest, type SvcEvent, type VerifyResult
 } from '../lib/client/index.js'
 import { ManifestSchemaV05, ManifestSchemaV1, manifestJsonSchema, type ManifestV1 } from '../lib/schema.js'
 
@@ -37,6 +37,15 @@ describe('fastify-svc-manifest/client', () => {
     expect(client.pipeline([{ command: 'search', params: { q: 'tea' }, as: 'found' }], { token: 't', continueOnError: true })).type.toBe<Promise<PipelineResult>>()
     expect(client.pipeline).type.not.toBeCallableWith([{ params: {} }])
     expect(new CommandError({ code: 'NOT_FOUND', message: 'x', status: 404 }).status).type.toBe<number>()
+  })
+
+  test('execute follows a long-running command; stream yields its pieces and returns its result', () => {
+    const client = createManifestClient({ url: 'https://x.example' })
+    expect(client.execute('report', {}, { timeout: 60_000, onProgress: (progress: Progress) => progress.total })).type.toBe<Promise<unknown>>()
+    expect(client.execute).type.not.toBeCallableWith('report', {}, { timeout: '1m' })
+    expect<Progress>().type.toBe<{ progress: number, total?: number, message?: string }>()
+    expect(client.stream('export')).type.toBe<AsyncGenerator<unknown, unknown, undefined>>()
+    expect(client.stream<{ id: number }, null>('export', {}, { token: 't', signal: AbortSignal.timeout(1), onProgress: () => {} })).type.toBe<AsyncGenerator<{ id: number }, null, undefined>>()
   })
 
   test('verify, diff and checksum take manifests', () => {

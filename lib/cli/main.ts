@@ -30,7 +30,7 @@ const COMMANDS: Record<string, Command> = {
   check: { positionals: ['url|file'], options: { ...common, strict: { type: 'boolean' } }, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...common, json: { type: 'boolean' } }, run: diffCommand },
   generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand },
-  call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' } }, run: call },
+  call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' }, stream: { type: 'boolean' } }, run: call },
   mcp: { positionals: ['url'], options: { ...common, token: { type: 'string' } }, run: mcp },
   events: { positionals: ['url'], options: { ...common, events: { type: 'string' }, token: { type: 'string' } }, run: events },
   watch: { positionals: ['url', 'channel', 'key'], options: { ...common, token: { type: 'string' } }, run: watch }
@@ -39,7 +39,8 @@ const COMMANDS: Record<string, Command> = {
 /**
  * Runs `svc-manifest` with the arguments after the program name; resolves to the exit code. Output goes to
  * the process's streams, or to `output` when another program runs the CLI in-process. `signal` ends the
- * streaming commands (`events`, `watch`); without it they end on SIGINT or SIGTERM.
+ * streaming commands (`events`, `watch`; `call --stream`, which then cancels its call and exits 130);
+ * without it they end on SIGINT or SIGTERM.
  */
 export async function main (args: string[], output: CliOutput = processOutput, signal?: AbortSignal): Promise<number> {
   return await writingTo(output, async () => {
@@ -131,8 +132,8 @@ async function diffCommand ([beforeSource, afterSource]: string[], values: Recor
   return diff.breaking.length > 0 ? EXIT_FAILED : EXIT_OK
 }
 
-async function call (positionals: string[], values: Record<string, unknown>): Promise<number> {
-  return await callCommand(positionals, values, timeoutOf('call', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))
+async function call (positionals: string[], values: Record<string, unknown>, signal?: AbortSignal): Promise<number> {
+  return await callCommand(positionals, values, timeoutOf('call', values, DEFAULT_DOWNLOAD_TIMEOUT_MS), signal)
 }
 
 async function mcp (positionals: string[], values: Record<string, unknown>): Promise<number> {

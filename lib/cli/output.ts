@@ -7,6 +7,10 @@ export const EXIT_OK = 0
 export const EXIT_FAILED = 1
 /** Bad arguments, or a network or file error. */
 export const EXIT_ERROR = 2
+/** `call --stream` interrupted by Ctrl-C (SIGINT), as a shell reports it: 128 + 2. */
+export const EXIT_INTERRUPTED = 130
+/** `call --stream` ended by SIGTERM: 128 + 15. */
+export const EXIT_TERMINATED = 143
 
 /** An error that ends the command with one line on stderr and the given exit code. */
 export class CliError extends Error {

@@ -44,18 +44,18 @@ async function streaming (command: string, url: string, timeout: number, signal:
 }
 
 /**
- * A signal aborted by Ctrl-C (SIGINT) or SIGTERM, so the command ends with exit code 0 and all it printed;
- * `release` removes the handlers.
+ * A signal aborted by Ctrl-C (SIGINT) or SIGTERM, with the signal's name as its reason, so the command ends
+ * with all it printed; `release` removes the handlers.
  */
-function untilInterrupted (): { signal: AbortSignal, release: () => void } {
+export function untilInterrupted (): { signal: AbortSignal, release: () => void } {
   const controller = new AbortController()
   const release = (): void => {
     process.off('SIGINT', stop)
     process.off('SIGTERM', stop)
   }
-  const stop = (): void => {
+  const stop = (name: NodeJS.Signals): void => {
     release()
-    controller.abort()
+    controller.abort(name)
   }
   process.once('SIGINT', stop)
   process.once('SIGTERM', stop)

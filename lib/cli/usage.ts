@@ -5,7 +5,7 @@ Commands:
   check <url|file> [--strict]    Validate a manifest: schema of its layout and checksum
   diff <before> <after>          List breaking and non-breaking changes between two manifests
   generate <module> [--out file] Write the manifest of a Fastify app without starting a server
-  call <url> <command> [name=value ...] [--params JSON] [--token T]
+  call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream]
                                  Call a command through the service's execute endpoint
   mcp <url> [--token T]          Serve the service's commands as MCP tools on stdio
   events <url>                   Print the service's events as they happen, one JSON line each
@@ -17,7 +17,7 @@ Options of every command:
 Run svc-manifest <command> --help for the options of a command.
 
 Exit codes: 0 ok, 1 invalid manifest, breaking changes, a failed command or a refused stream, 2 usage,
-network or file error.`
+network or file error, 130 call --stream interrupted (Ctrl-C).`
 
 const TIMEOUT = '  --timeout <seconds>   Give up on a download after this long (default 10)'
 
@@ -70,7 +70,7 @@ Options:
 
 Exit codes: 0 written, 2 usage error, or the module could not be loaded or started in time.`,
 
-  call: `Usage: svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T] [--timeout seconds]
+  call: `Usage: svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream] [--timeout seconds]
 
 Calls <command> through the service's execute endpoint (found in the manifest's Link header, else
 /svc/execute on the manifest's origin) and prints its result as JSON. <url> is the manifest's URL, or
@@ -83,10 +83,14 @@ JSON object; name=value pairs override it.
 Options:
   --params <JSON>       Params as a JSON object
   --token <T>           Send "Authorization: Bearer <T>" (or the scheme the manifest names)
-  --timeout <seconds>   Give up on each request (manifest, then command) after this long (default 10)
+  --stream              Ask for a streamed execute: print one JSON line per piece as the command
+                        writes it, then {"result":...} when its final result is not null. Ctrl-C
+                        cancels the call on the service
+  --timeout <seconds>   Give up on each request (manifest, then command) after this long (default 10);
+                        with --stream, on the command's until its stream opens
 
 Exit codes: 0 printed, 1 the command failed (its code, status and message on stderr), 2 usage, network
-or manifest error.`,
+or manifest error, 130 --stream interrupted by Ctrl-C (143 by SIGTERM).`,
 
   mcp: `Usage: svc-manifest mcp <url> [--token T] [--timeout seconds]
 

@@ -149,6 +149,7 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     get manifest () { return cached?.manifest },
     get,
     execute: invoker.execute,
+    stream: invoker.stream,
     pipeline: invoker.pipeline,
     subscribe,
     watch

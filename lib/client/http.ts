@@ -53,9 +53,11 @@ export interface HttpResponse {
   text (): Promise<string>
   /**
    * The body as it arrives, for a response that stays open (an event stream). Taking it stops the time
-   * limit and the size cap; the caller's signal still aborts it, and it is cancelled when `handle` returns.
+   * limit (unless `timed`: then it runs on, to the end of the exchange) and the size cap; the caller's
+   * signal still aborts it, and the request is aborted when `handle` returns. A read that fails rejects with the
+   * exchange's own error: `SVC_CLIENT_TIMEOUT`, `SVC_CLIENT_ABORTED` or `SVC_CLIENT_NETWORK`.
    */
-  stream (): ReadableStream<Uint8Array>
+  stream (options?: { timed?: boolean }): ReadableStream<Uint8Array>
 }
 
 /**
@@ -73,6 +75,27 @@ export async function exchange<T> (url: string, request: HttpRequest, handle: (r
     return await handle(await call.send())
   } finally {
     await call.end()
+  }
+}
+
+/** An exchange whose response is read by someone who cannot do it inside a callback (an async generator). */
+export interface OpenExchange {
+  response: HttpResponse
+  /** Ends the exchange as `exchange` does when `handle` settles: the body left unread is cancelled, the request aborted. */
+  end: () => Promise<void>
+}
+
+/**
+ * Sends one request as `exchange` does and resolves once its headers arrive; the caller must call `end()`
+ * (in a `finally`) when done with the response. A failure to send ends the exchange before it rejects.
+ */
+export async function openExchange (url: string, request: HttpRequest): Promise<OpenExchange> {
+  const call = new Exchange(url, request)
+  try {
+    return { response: await call.send(), end: async () => await call.end() }
+  } catch (error) {
+    await call.end()
+    throw error
   }
 }
 
@@ -182,10 +205,24 @@ class Exchange {
       headers: response.headers,
       bytes,
       text: async () => new TextDecoder().decode(await bytes()),
-      stream: () => {
-        clearTimeout(this.#timer)
+      stream: ({ timed } = {}) => {
+        if (timed !== true) clearTimeout(this.#timer)
         this.#bodyTaken = true
-        return response.body ?? new ReadableStream({ start: (controller) => controller.close() })
+        if (response.body === null) return new ReadableStream({ start: (controller) => controller.close() })
+        // A read that fails says why, as every other failure of the exchange does: the time limit, the
+        // caller's signal, or the network.
+        const reader = response.body.getReader()
+        return new ReadableStream<Uint8Array>({
+          pull: async (controller) => {
+            try {
+              const chunk = await reader.read()
+              if (chunk.done) controller.close()
+              else controller.enqueue(chunk.value)
+            } catch (error) {
+              controller.error(this.#failure(error))
+            }
+          }
+        }, { highWaterMark: 0 })
       }
     }
   }

@@ -5,7 +5,7 @@
 export { createManifestClient } from './client.js'
 export type { GetOptions, ManifestClient, ManifestClientOptions, ManifestResult, ManifestStatus } from './client.js'
 export { CommandError } from './invoke.js'
-export type { CommandErrorBody, InvokeOptions, PipelineOptions, PipelineResult, PipelineStep, PipelineStepResult } from './invoke.js'
+export type { CommandErrorBody, ExecuteOptions, InvokeOptions, PipelineOptions, PipelineResult, PipelineStep, PipelineStepResult, Progress, StreamCallOptions } from './invoke.js'
 export type { ChannelState, StreamOptions, SubscribeOptions, SvcEvent } from './streams.js'
 export { diffManifests } from './diff.js'
 export type { Change, ChangeKind, ManifestDiff } from './changes.js'

@@ -1,6 +1,8 @@
+import type { EventSourceMessage } from 'eventsource-parser'
 import { DEFAULT_BASE_PATH, endpointsOf, type CommandErrorBody, type EndpointName, type PipelineStepResult } from '../manifest/invocation.js'
 import { ManifestClientError } from './errors.js'
-import { exchange, type HttpRequest } from './http.js'
+import { exchange, openExchange, readLimits, type HttpRequest, type HttpResponse } from './http.js'
+import { messagesOf } from './streams.js'
 
 /** Options of one call. */
 export interface InvokeOptions {
@@ -10,6 +12,34 @@ export interface InvokeOptions {
    */
   token?: string
   signal?: AbortSignal
+}
+
+/** A progress report of the route (`request.svc.progress()`), as a streamed execute sends it. */
+export interface Progress {
+  progress: number
+  total?: number
+  message?: string
+}
+
+/** Options of `execute`. */
+export interface ExecuteOptions extends InvokeOptions {
+  /**
+   * Milliseconds this call may take, from sending the request to the result, in place of the client's
+   * `timeout`. Past it the call rejects with `SVC_CLIENT_TIMEOUT`, and its request is aborted, which
+   * cancels the route on the server.
+   */
+  timeout?: number
+  /**
+   * Called with each progress report of the route. Given, the call is a streamed execute (`"stream": true`),
+   * whose `done` frame gives the result; the route's pieces, if it streams any, are not kept (see `stream`).
+   */
+  onProgress?: (progress: Progress) => void
+}
+
+/** Options of `stream`. */
+export interface StreamCallOptions extends InvokeOptions {
+  /** Called with each progress report of the route, between the pieces. */
+  onProgress?: (progress: Progress) => void
 }
 
 export interface PipelineOptions extends InvokeOptions {
@@ -50,13 +80,19 @@ export class CommandError extends Error {
 }
 
 export interface Invoker {
-  execute<T = unknown>(command: string, params?: Record<string, unknown>, options?: InvokeOptions): Promise<T>
+  execute<T = unknown>(command: string, params?: Record<string, unknown>, options?: ExecuteOptions): Promise<T>
+  /**
+   * Calls a command as a streamed execute: yields each piece the route writes as it arrives, and returns the
+   * final result (the generator's return value). The request is sent at the first `next()`; leaving the loop
+   * early (`break`, `return()`) aborts it, which cancels the route on the server.
+   */
+  stream<Piece = unknown, Result = unknown>(command: string, params?: Record<string, unknown>, options?: StreamCallOptions): AsyncGenerator<Piece, Result, undefined>
   pipeline (steps: PipelineStep[], options?: PipelineOptions): Promise<PipelineResult>
 }
 
 interface InvokerSetup {
   /** The client's `fetch`, `timeout` and `maxBodySize`. */
-  http: Pick<HttpRequest, 'fetch' | 'timeout' | 'maxBodySize'>
+  http: { fetch: typeof fetch, timeout: number, maxBodySize: number }
   /** The manifest's URL: its origin is where commands are called. */
   manifestUrl: string
   /** `{invokeUrl}/execute` and `{invokeUrl}/pipeline`, when the caller named them. */
@@ -78,29 +114,63 @@ export function createInvoker (setup: InvokerSetup): Invoker {
     return endpointOf(setup.manifestUrl, link, name, basePath)
   }
 
-  /** The envelope the endpoint answered, whatever its status; anything else is `SVC_CLIENT_INVALID_RESPONSE`. */
-  async function post (name: EndpointName, body: unknown, options: InvokeOptions): Promise<Envelope> {
+  /** The request to an endpoint: its URL, and the body and token it carries (and nothing more, anywhere else). */
+  async function prepare (name: EndpointName, body: unknown, options: InvokeOptions, accept: string, timeout: number): Promise<{ url: string, request: HttpRequest }> {
     const url = await endpoint(name)
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' }
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept }
     if (options.token !== undefined) headers.authorization = `${await setup.scheme()} ${options.token}`
     // A redirect is not followed: the body and the token go to the endpoint named, or nowhere.
-    const request: HttpRequest = { ...setup.http, method: 'POST', headers, body: JSON.stringify(body), signal: options.signal, followRedirects: false }
-    const { status, text } = await exchange(url, request, async (response) => ({ status: response.status, text: await response.text() }))
-    // A redirect is no answer, whatever its body says.
-    const envelope = status >= 300 && status < 400 ? undefined : parseEnvelope(text, name, status)
-    if (envelope === undefined) {
-      throw new ManifestClientError('SVC_CLIENT_INVALID_RESPONSE', `POST ${url} answered ${status} without an envelope { ok, … }: is the plugin's invoke option on?`, { status })
+    return { url, request: { ...setup.http, timeout, method: 'POST', headers, body: JSON.stringify(body), signal: options.signal, followRedirects: false } }
+  }
+
+  /** The envelope the endpoint answered, whatever its status; anything else is `SVC_CLIENT_INVALID_RESPONSE`. */
+  async function post (name: EndpointName, body: unknown, options: InvokeOptions, timeout = setup.http.timeout): Promise<Envelope> {
+    const { url, request } = await prepare(name, body, options, 'application/json', timeout)
+    return await exchange(url, request, async (response) => await envelopeOf(url, name, response))
+  }
+
+  /**
+   * The pieces of a streamed execute as they arrive; returns the final result (`done`), throws the `error`
+   * frame's failure. Each frame is bounded by `maxBodySize`; `timed`: the whole read is within the call's
+   * time limit.
+   */
+  async function * piecesOf (url: string, response: HttpResponse, timed: boolean, onProgress: ((progress: Progress) => void) | undefined): AsyncGenerator<unknown, unknown, undefined> {
+    const messages = messagesOf(response, { maxBodySize: setup.http.maxBodySize, what: `POST ${url}`, tooLarge: 'refused. Raise maxBodySize if its frames are this large', timed })
+    for await (const message of messages) {
+      const frame = frameOf(url, message)
+      if (frame?.type === 'chunk') yield pieceOf(frame)
+      else if (frame?.type === 'progress') onProgress?.(progressOf(frame))
+      else if (frame !== undefined) return resultOf(frame)
     }
-    return envelope
+    throw new ManifestClientError('SVC_CLIENT_INVALID_RESPONSE', `POST ${url} ended its event stream without a done or error frame`, { status: response.status })
   }
 
   return {
-    async execute<T> (command: string, params: Record<string, unknown> = {}, options: InvokeOptions = {}): Promise<T> {
-      const envelope = await post('execute', { command, params }, options)
-      if (envelope.error !== undefined) throw new CommandError(envelope.error)
-      // Bytes that are neither JSON nor text come as base64: handed over as a Blob with their media type.
-      if (envelope.encoding === 'base64') return new Blob([Buffer.from(envelope.result as string, 'base64')], { type: envelope.contentType }) as T
-      return envelope.result as T
+    async execute<T> (command: string, params: Record<string, unknown> = {}, options: ExecuteOptions = {}): Promise<T> {
+      const timeout = options.timeout === undefined ? setup.http.timeout : readLimits({ timeout: options.timeout }).timeout
+      const { onProgress } = options
+      if (onProgress === undefined) return resultOf(await post('execute', { command, params }, options, timeout)) as T
+      const { url, request } = await prepare('execute', { command, params, stream: true }, options, STREAM_ACCEPT, timeout)
+      return await exchange(url, request, async (response) => {
+        // A refusal before the stream (401, 400, …) is the ordinary envelope; so is a server that answered at once.
+        if (!isEventStream(response)) return resultOf(await envelopeOf(url, 'execute', response)) as T
+        // Pieces are not kept: a call that wants them is a stream().
+        const pieces = piecesOf(url, response, true, onProgress)
+        let next = await pieces.next()
+        while (next.done !== true) next = await pieces.next()
+        return next.value as T
+      })
+    },
+    async * stream<Piece, Result> (command: string, params: Record<string, unknown> = {}, options: StreamCallOptions = {}): AsyncGenerator<Piece, Result, undefined> {
+      const { url, request } = await prepare('execute', { command, params, stream: true }, options, STREAM_ACCEPT, setup.http.timeout)
+      const { response, end } = await openExchange(url, request)
+      try {
+        if (!isEventStream(response)) return resultOf(await envelopeOf(url, 'execute', response)) as Result
+        return (yield * piecesOf(url, response, false, options.onProgress) as AsyncGenerator<Piece, Result, undefined>)
+      } finally {
+        // Done, failed, or left early: whatever is left of the stream is aborted, and the route with it.
+        await end()
+      }
     },
     async pipeline (steps: PipelineStep[], options: PipelineOptions = {}): Promise<PipelineResult> {
       const body = options.continueOnError === undefined ? { steps } : { steps, continueOnError: options.continueOnError }
@@ -120,6 +190,79 @@ interface Envelope {
   encoding?: 'base64'
   contentType?: string
   results?: unknown
+}
+
+/** What a streamed execute is asked with: the stream, and JSON for a refusal before it. */
+const STREAM_ACCEPT = 'text/event-stream, application/json'
+
+/** One frame of a streamed execute (docs/long-running.md). */
+type StreamFrame =
+  | { type: 'chunk', data: unknown, encoding?: 'base64' }
+  | { type: 'progress', progress: number, total?: number, message?: string }
+  | { type: 'done', result: unknown, encoding?: 'base64', contentType?: string }
+  | { type: 'error', error: CommandErrorBody }
+
+function isEventStream (response: HttpResponse): boolean {
+  return response.status === 200 && String(response.headers.get('content-type')).startsWith('text/event-stream')
+}
+
+/** Reads the answer's body as an envelope; anything else is `SVC_CLIENT_INVALID_RESPONSE`. */
+async function envelopeOf (url: string, name: EndpointName, response: HttpResponse): Promise<Envelope> {
+  const { status } = response
+  const text = await response.text()
+  // A redirect is no answer, whatever its body says.
+  const envelope = status >= 300 && status < 400 ? undefined : parseEnvelope(text, name, status)
+  if (envelope === undefined) {
+    throw new ManifestClientError('SVC_CLIENT_INVALID_RESPONSE', `POST ${url} answered ${status} without an envelope { ok, … }: is the plugin's invoke option on?`, { status })
+  }
+  return envelope
+}
+
+/**
+ * The result of an execute envelope or a `done` frame; the error of a refused envelope or an `error` frame
+ * is thrown. Bytes that are neither JSON nor text come as base64: handed over as a Blob with their media type.
+ */
+function resultOf (answer: Envelope | StreamFrame): unknown {
+  if ('error' in answer && answer.error !== undefined) throw new CommandError(answer.error)
+  const { result, encoding, contentType } = answer as Envelope
+  if (encoding === 'base64') return new Blob([Buffer.from(result as string, 'base64')], { type: contentType })
+  return result
+}
+
+/** A piece: its data, or its bytes when the route wrote bytes that are not UTF-8 (sent as base64). */
+function pieceOf (frame: StreamFrame & { type: 'chunk' }): unknown {
+  return frame.encoding === 'base64' ? Buffer.from(frame.data as string, 'base64') : frame.data
+}
+
+function progressOf ({ progress, total, message }: StreamFrame & { type: 'progress' }): Progress {
+  const report: Progress = { progress }
+  if (total !== undefined) report.total = total
+  if (message !== undefined) report.message = message
+  return report
+}
+
+/** The frames a streamed execute sends. */
+const FRAME_TYPES = new Set(['chunk', 'progress', 'done', 'error'])
+
+/**
+ * A frame of a streamed execute; undefined for a type this client does not know (a later server's), which
+ * is skipped. Data that is not a frame, or a known frame without what it must carry, is refused.
+ */
+function frameOf (url: string, message: EventSourceMessage): StreamFrame | undefined {
+  let frame: StreamFrame | null = null
+  try {
+    frame = JSON.parse(message.data)
+  } catch {}
+  const invalid = (): ManifestClientError => new ManifestClientError('SVC_CLIENT_INVALID_RESPONSE', `POST ${url} sent an event-stream frame that is not one of a streamed execute: ${message.data.slice(0, 200)}`, { status: 200 })
+  if (frame === null || typeof frame !== 'object' || Array.isArray(frame)) throw invalid()
+  if (!FRAME_TYPES.has(frame.type)) return undefined
+  const valid = (frame.type === 'chunk' && 'data' in frame) ||
+    (frame.type === 'progress' && typeof frame.progress === 'number') ||
+    (frame.type === 'done' && 'result' in frame) ||
+    (frame.type === 'error' && isErrorBody(frame.error))
+  if (!valid) throw invalid()
+  // Our error frames carry their status; one without (another server's) is a failure of the call: 500.
+  return frame.type === 'error' ? { type: 'error', error: { ...frame.error, status: frame.error.status ?? 500 } } : frame
 }
 
 /**

@@ -105,30 +105,64 @@ async function opened (response: HttpResponse, connected: boolean): Promise<void
 
 /**
  * Reads frames until the stream ends, or nothing arrived for `idleTimeout` ms (then the exchange, ending,
- * aborts the connection). Only a failed read may be retried. A frame over `maxBodySize` is never fed to the
- * parser past the limit, so the parser holds at most that much however long the server goes on: the frames
- * before it are delivered, then the stream ends with `SVC_CLIENT_TOO_LARGE`, which is not retried (the
- * server sent it, and asked again with `Last-Event-ID` it would send it again).
+ * aborts the connection). Only a failed read may be retried. A frame over `maxBodySize` ends the stream
+ * with `SVC_CLIENT_TOO_LARGE` (see `messagesOf`), which is not retried (the server sent it, and asked again
+ * with `Last-Event-ID` it would send it again).
  */
 async function read (response: HttpResponse, maxBodySize: number, idleTimeout: number, onFrame: (frame: Frame) => void | Promise<void>): Promise<void> {
+  const next = async (reader: ChunkReader): Promise<Chunk | undefined> => {
+    try {
+      return await within(reader.read(), idleTimeout)
+    } catch (error) {
+      throw new Retryable(error as Error)
+    }
+  }
+  const messages = messagesOf(response, {
+    maxBodySize,
+    what: `GET ${response.url}`,
+    tooLarge: 'closed and not reopened, as the service would send it again. Raise maxBodySize if its frames are this large',
+    next
+  })
+  for await (const message of messages) await onFrame(frameOf(message))
+}
+
+type ChunkReader = ReadableStreamDefaultReader<Uint8Array>
+type Chunk = Awaited<ReturnType<ChunkReader['read']>>
+
+export interface MessageReading {
+  /** The largest frame, in bytes. */
+  maxBodySize: number
+  /** The request, as errors name it: `GET https://…`. */
+  what: string
+  /** What the error of a frame over `maxBodySize` says after naming the limit. */
+  tooLarge: string
+  /** Reads one chunk; undefined: stop reading, as at the end. Default: the reader's `read()`. */
+  next?: (reader: ChunkReader) => Promise<Chunk | undefined>
+  /** Keep the exchange's time limit running while the body is read (`HttpResponse.stream`). */
+  timed?: boolean
+}
+
+/**
+ * The SSE messages of a response, in order, as they arrive; the body is read only as fast as they are
+ * taken. A frame over `maxBodySize` is never fed to the parser past the limit, so the parser holds at most
+ * that much however long the server goes on: the messages before it are delivered, then the stream ends
+ * with `SVC_CLIENT_TOO_LARGE`.
+ */
+export async function * messagesOf (response: HttpResponse, reading: MessageReading): AsyncGenerator<EventSourceMessage, void> {
+  const { maxBodySize, next = async (reader) => await reader.read() } = reading
   const messages: EventSourceMessage[] = []
   const parser = createParser({ onEvent: (message) => messages.push(message) })
   const decoder = new TextDecoder()
   const frame = new FrameSize(maxBodySize)
-  const reader = response.stream().getReader()
+  const reader = response.stream({ timed: reading.timed }).getReader()
   while (true) {
-    let chunk: Awaited<ReturnType<typeof reader.read>> | undefined
-    try {
-      chunk = await within(reader.read(), idleTimeout)
-    } catch (error) {
-      throw new Retryable(error as Error)
-    }
+    const chunk = await next(reader)
     if (chunk === undefined || chunk.done) return
     const over = frame.overflow(chunk.value)
     parser.feed(decoder.decode(over === -1 ? chunk.value : chunk.value.subarray(0, over), { stream: true }))
-    for (const message of messages.splice(0)) await onFrame(frameOf(message))
+    yield * messages.splice(0)
     if (over !== -1) {
-      throw new ManifestClientError('SVC_CLIENT_TOO_LARGE', `GET ${response.url} sent an event-stream frame of more than ${maxBodySize} bytes (maxBodySize); closed and not reopened, as the service would send it again. Raise maxBodySize if its frames are this large`)
+      throw new ManifestClientError('SVC_CLIENT_TOO_LARGE', `${reading.what} sent an event-stream frame of more than ${maxBodySize} bytes (maxBodySize); ${reading.tooLarge}`)
     }
   }
 }

@@ -63,7 +63,7 @@ t.test('--help on the program and on each command, exit 0', async (t) => {
     const run = await cli(...args)
     t.equal(run.code, 0)
     t.match(run.stdout, /^Usage: svc-manifest <command> \[options\]/)
-    t.match(run.stdout, 'Exit codes: 0 ok, 1 invalid manifest, breaking changes, a failed command or a refused stream, 2 usage,\nnetwork or file error.')
+    t.match(run.stdout, 'Exit codes: 0 ok, 1 invalid manifest, breaking changes, a failed command or a refused stream, 2 usage,\nnetwork or file error, 130 call --stream interrupted (Ctrl-C).')
     t.equal(run.stderr, '')
   }
   for (const command of ['fetch', 'check', 'diff', 'generate']) {
