@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import type { IncomingHttpHeaders } from 'node:http'
-import { CONNECTION_HEADERS, ENTITY_HEADERS } from '../manifest/invocation.js'
+import { CONNECTION_HEADERS, ENTITY_HEADERS, isProxyHeader } from '../manifest/invocation.js'
 
 /** The plugin never hands the connection's headers on, to an inner command call or to the MCP handler. */
 const HOP_BY_HOP: ReadonlySet<string> = new Set(CONNECTION_HEADERS)
@@ -17,7 +17,7 @@ export function forwardedHeaders (request: FastifyRequest, payload: string | und
   const source = request.headers
   const headers: IncomingHttpHeaders = {}
   for (const name of Object.keys(source)) {
-    if (NOT_FORWARDED.has(name) || name.startsWith('proxy-')) continue
+    if (NOT_FORWARDED.has(name) || isProxyHeader(name)) continue
     headers[name] = source[name]
   }
   const all = repeatedAuthorization(request)

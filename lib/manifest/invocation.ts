@@ -24,7 +24,12 @@ const NOT_PARAMS: ReadonlySet<string> = new Set([...CONNECTION_HEADERS, ...ENTIT
  */
 export function isHeaderParam (name: string): boolean {
   const lower = name.toLowerCase()
-  return !NOT_PARAMS.has(lower) && !lower.startsWith('proxy-')
+  return !NOT_PARAMS.has(lower) && !isProxyHeader(lower)
+}
+
+/** A `proxy-*` request header: for the proxy in between, never handed on nor a param. Lower-case names. */
+export function isProxyHeader (name: string): boolean {
+  return name.startsWith('proxy-')
 }
 
 /** Where execute, pipeline and the streams live when the manifest's `Link` header names none. */

@@ -5,7 +5,7 @@
  * is plain data and pure functions without imports of their own (the wire format's keyword table and type
  * names), which the page's bundle takes in.
  */
-import { DESCRIPTOR_KEYWORDS, JSON_SCHEMA_TYPES, type DescriptorKeywordName } from '../manifest/keywords.js'
+import { ANY_TYPE, DESCRIPTOR_KEYWORDS, JSON_SCHEMA_TYPES, type DescriptorKeywordName } from '../manifest/keywords.js'
 import type { ManifestField } from '../manifest/types.js'
 import { ownValue } from '../util/own-key.js'
 
@@ -91,11 +91,6 @@ export type Field = TextField | NumberField | BooleanField | ChoiceField | Objec
 
 /** Formats an input type checks for itself; the others get an example as placeholder. */
 const INPUT_OF_FORMAT: Readonly<Record<string, TextField['input']>> = { email: 'email', uri: 'url', url: 'url', iri: 'url', date: 'date' }
-/**
- * The type name of a field that takes any JSON value (new in 0.3: `{}`, `Type.Unknown()`, `Type.Any()`).
- * Not a JSON Schema type, and never a registered type's name.
- */
-export const ANY_TYPE = 'any'
 
 const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {
   'date-time': '2025-01-31T12:00:00Z',
