@@ -16,10 +16,10 @@ export interface ShopOptions {
   redis?: string
   /**
    * Add `orders.live` (a stream of orders) and `report.build` (a job that reports its progress), which take
-   * a few seconds; `tick` is the milliseconds between their steps (default 600). Default false (server.js
-   * turns it on).
+   * a few seconds: `true` spaces their steps 600 ms apart, `{ tick }` that many milliseconds. Default false
+   * (server.js turns it on).
    */
-  longRunning?: boolean | { tick?: number }
+  longRunning?: boolean | { tick: number }
 }
 
 export declare function buildShop (options?: ShopOptions): Promise<FastifyInstance>

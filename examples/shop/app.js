@@ -61,7 +61,7 @@ export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3
   })
   registerCatalogue(app)
   registerCart(app, layout)
-  if (longRunning !== false) registerLongRunning(app, longRunning === true ? DEFAULT_TICK : longRunning.tick ?? DEFAULT_TICK)
+  if (longRunning !== false) registerLongRunning(app, longRunning === true ? DEFAULT_TICK : longRunning.tick)
   return app
 }
 
@@ -221,8 +221,8 @@ function registerLongRunning (app, tick) {
       stream: true
     }
   }, async (request) => {
-    const { days } = request.body ?? {}
-    const total = days ?? 7
+    // The route's validation filled in the default: a body is always an object with its days.
+    const total = request.body.days
     const { signal } = request.svc
     const sold = new Map(CATALOGUE.map((product) => [product.sku, 0]))
     for (let day = 1; day <= total; day++) {
