@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 
 /**
  * What a route sees of the call it serves, as `request.svc` (docs/long-running.md): `signal`, which aborts
@@ -103,30 +103,34 @@ class RequestCall implements SvcRequest {
   }
 
   /**
-   * A direct request's signal: it aborts when the request closes before its response finished (the
-   * caller went away), or when the app closes first.
+   * A direct request's signal: it aborts when the response closes before it finished (the caller went
+   * away), or when the app closes first. The response is watched, not the request: Node closes a request
+   * once its body is read, while its caller still waits for the answer.
    */
   private watch (): AbortController {
     const controller = new AbortController()
-    const { raw, live } = this
-    if (raw.destroyed) {
+    const { live } = this
+    const response = responseOf(this.raw)
+    if (response === undefined || response.writableFinished) return controller
+    if (response.destroyed) {
       controller.abort(CALLER_GONE())
       return controller
     }
     live.add(controller)
-    raw.once('close', () => {
+    response.once('close', () => {
       live.delete(controller)
-      if (responseOpen(raw)) controller.abort(CALLER_GONE())
+      if (!response.writableFinished) controller.abort(CALLER_GONE())
     })
     return controller
   }
 }
 
 /**
- * Whether the response to `raw` was still being written when `raw` closed. Node keeps the response it
- * writes on the socket (`_httpMessage`) until it finishes; a finished one has been detached by then.
+ * The response Node is writing to `raw`: it keeps the one it writes on the socket (`_httpMessage`) until it
+ * finishes. Undefined where there is none for this request (an HTTP/2 request): its signal then aborts only
+ * when the app closes.
  */
-function responseOpen (raw: IncomingMessage): boolean {
-  const response = (raw.socket as { _httpMessage?: { req?: unknown, writableFinished?: boolean } | null } | null)?._httpMessage
-  return response?.req === raw && response.writableFinished !== true
+function responseOf (raw: IncomingMessage): ServerResponse | undefined {
+  const response = (raw.socket as { _httpMessage?: ServerResponse | null } | null)?._httpMessage
+  return response?.req === raw ? response : undefined
 }

@@ -182,6 +182,46 @@ t.test('request.svc is one object per request; progress of a direct call goes no
   t.match(response.json(), { same: true, errors: [/progress must be a finite number/, /total must be a finite number/, /message must be a string/] })
 })
 
+t.test('a direct POST whose body was read: its caller still waits, its signal is not aborted', async (t) => {
+  const app = await readyApp(t, {}, (app) => {
+    app.post('/import', { svc: { name: 'import', description: 'Reads a body, then works' } }, async (request) => {
+      const { signal } = request.svc
+      await pause(100)
+      return { aborted: signal.aborted, size: JSON.stringify(request.body).length }
+    })
+  })
+  const origin = await listening(t, app)
+  const response = await fetch(new URL('/import', origin), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ rows: 'x'.repeat(100_000) }) })
+  t.same(await response.json(), { aborted: false, size: 100_011 }, 'Node closes a request once its body is read; the answer is still wanted')
+})
+
+t.test('a direct call\'s signal first read after its caller left is aborted; read after its answer, it is not', async (t) => {
+  const read: Record<string, { aborted: boolean, reason?: string }> = {}
+  const app = await readyApp(t, {}, (app) => {
+    app.get('/slow', { svc: { name: 'slow', description: 'Reads its signal late' } }, async (request) => {
+      await pause(300)
+      const { signal } = request.svc
+      read.slow = { aborted: signal.aborted, reason: (signal.reason as Error | undefined)?.message }
+      return {}
+    })
+    app.get('/answered', { svc: { name: 'answered', description: 'Reads its signal once answered' } }, async () => ({}))
+    app.addHook('onResponse', async (request) => {
+      if (request.url === '/answered') read.answered = { aborted: request.svc.signal.aborted }
+    })
+  })
+  const origin = await listening(t, app)
+  const request = httpRequest(new URL('/slow', origin), { agent: false })
+  request.on('error', () => {})
+  request.end()
+  await pause(100)
+  request.destroy()
+  await (await fetch(new URL('/answered', origin))).json()
+  const began = Date.now()
+  while ((read.slow === undefined || read.answered === undefined) && Date.now() - began < 3000) await pause(10)
+  t.match(read.slow, { aborted: true, reason: /caller went away/ })
+  t.same(read.answered, { aborted: false })
+})
+
 t.test('a signal read after its request closed is aborted at once', async (t) => {
   const late: { read?: AbortSignal } = {}
   const app = await readyApp(t, {}, (app) => {
