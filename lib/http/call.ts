@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { APP_CLOSING, CALLER_GONE, type Abortable, type CallLink, type Progress } from '../util/call-control.js'
 
 /**
  * What a route sees of the call it serves, as `request.svc` (docs/long-running.md): `signal`, which aborts
@@ -13,51 +14,24 @@ export interface SvcRequest {
   progress: (progress: number, options?: { total?: number, message?: string }) => void
 }
 
-/** One progress report, as a streamed execute frames it. */
-export interface Progress {
-  progress: number
-  total?: number
-  message?: string
-}
-
-/**
- * Why a call was cancelled: what the call answers (`status`, `code`, `message`) when its route did not
- * finish. The reason of every signal the plugin aborts.
- */
-export class CallCancelled extends Error {
-  override readonly name = 'AbortError'
-  constructor (readonly status: number, readonly code: string, message: string) {
-    super(message)
-  }
-}
-
-export const CALLER_GONE = (): CallCancelled => new CallCancelled(503, 'INTERNAL_ERROR', 'The call was cancelled: its caller went away before the answer.')
-export const APP_CLOSING = (): CallCancelled => new CallCancelled(503, 'INTERNAL_ERROR', 'The call was cancelled: the server is shutting down.')
-
-/** The signals of calls still running, aborted together when the app starts closing. */
+/** The calls still running, aborted together when the app starts closing. */
 export class LiveCalls {
-  private readonly controllers = new Set<AbortController>()
+  private readonly calls = new Set<Abortable>()
 
-  add (controller: AbortController): void {
-    this.controllers.add(controller)
+  add (call: Abortable): void {
+    this.calls.add(call)
   }
 
-  delete (controller: AbortController): void {
-    this.controllers.delete(controller)
+  delete (call: Abortable): void {
+    this.calls.delete(call)
   }
 
   /** Aborts every call still running: the app closes. */
   abortAll (): void {
     const reason = APP_CLOSING()
-    for (const controller of this.controllers) controller.abort(reason)
-    this.controllers.clear()
+    for (const call of this.calls) call.abort(reason)
+    this.calls.clear()
   }
-}
-
-/** What an inner request carries of its call: the call's signal, and where its progress goes. */
-export interface CallLink {
-  readonly signal: AbortSignal
-  progress?: (progress: Progress) => void
 }
 
 /** An inner request made by the dispatcher, which carries its call. */

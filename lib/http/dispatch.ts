@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import type { Catalog } from '../catalog.js'
 import type { Phases } from '../lifecycle.js'
-import { CALLER_GONE, CallCancelled, type CallLink, type LiveCalls, type Progress } from './call.js'
+import { CALLER_GONE, CallCancelled, CallControl, reasonOf, type CancelSource, type Progress } from '../util/call-control.js'
+import type { LiveCalls } from './call.js'
 import { forwardedHeaders } from './headers.js'
 import type { ResponseTap } from './inner.js'
 import { outcomeOf, refusal, type Outcome } from './outcome.js'
-import { InjectCall, isAborted, RouterCall, type RouteCall } from './route-call.js'
+import { InjectCall, RouterCall, type RouteCall } from './route-call.js'
 import { planRequest, planRoute, type RoutePlan } from './route-plan.js'
 
 /**
@@ -62,33 +63,39 @@ export class Dispatcher {
     const astray = plan.pathParams.length === 0 ? undefined : this.astray(plan, planned.path, params, request)
     if (astray !== undefined) return refusal(400, 'INVALID_PARAMS', astray)
     if (this.lifecycle.closing) return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
-    const { signal } = bounds
-    if (isAborted(signal)) return cancelledBy(signal!)
+    const { signal, caller } = bounds
+    if (signal?.aborted === true) return cancelledBy(signal)
+    const response = caller?.raw
+    // Gone already, while an app-wide hook ran: its close has come and gone.
+    if (response?.destroyed === true) return cancelledBy(CALLER_GONE())
     const limit = bounds.maxBytes ?? this.maxResultBytes
     const { payload, url } = planned
-    // The call's own signal: the route's `request.svc.signal`, aborted by the caller, the deadline or the
-    // app closing; the route's request is closed when it aborts.
-    const control = new AbortController()
+    // The call's own cancellation: the route's `request.svc.signal`, aborted by the caller, the deadline or
+    // the app closing; the route's request is closed when it aborts.
+    const control = new CallControl(bounds.progress)
     const cancel = (): void => { control.abort(reasonOf(signal!)) }
     signal?.addEventListener('abort', cancel, { once: true })
+    // The caller's connection closing before its answer was sent; after a complete answer it aborts nothing.
+    const gone = (): void => { if (!response!.writableFinished) control.abort(CALLER_GONE()) }
+    response?.once('close', gone)
     this.live.add(control)
     const timeout = plan.timeout ?? this.timeout
     const timer = timeout === 0 ? undefined : setTimeout(() => { control.abort(deadlinePassed(command, timeout, plan.timeout === undefined)) }, timeout)
-    const link: CallLink = { signal: control.signal, progress: bounds.progress }
-    const call = { method: plan.method, url, payload, headers: forwardedHeaders(request, payload, planned.headers), caller: request, limit, signal: control.signal, link, tap: bounds.tap }
+    const call = { method: plan.method, url, payload, headers: forwardedHeaders(request, payload, planned.headers), caller: request, limit, control, tap: bounds.tap }
     let ended
     try {
       ended = await (plan.viaInject ? this.injector : this.router).call(call)
     } finally {
-      // Nothing of the call outlives it: its timer, its listener on the caller, its place among live calls.
+      // Nothing of the call outlives it: its timer, its listeners on the caller, its place among live calls.
       clearTimeout(timer)
       signal?.removeEventListener('abort', cancel)
+      response?.removeListener('close', gone)
       this.live.delete(control)
     }
     if (ended === 'over-budget') {
       return { ...refusal(413, 'PAYLOAD_TOO_LARGE', `Command "${command}": its route's response passed ${limit} bytes (invoke.maxResultBytes), and was cut off there.`), overBudget: true }
     }
-    if (ended === 'cancelled') return cancelledBy(control.signal)
+    if (ended === 'cancelled') return cancelledBy(control.reason!)
     return outcomeOf(ended, plan.stream)
   }
 
@@ -142,14 +149,9 @@ export class Dispatcher {
   }
 }
 
-/** Why `signal` aborted, as the call's cancellation: the caller went away unless it says otherwise. */
-function reasonOf (signal: AbortSignal): CallCancelled {
-  return signal.reason instanceof CallCancelled ? signal.reason : CALLER_GONE()
-}
-
 /** What a cancelled call answers: its cause's status and code (nobody may read it; a pipeline stops there). */
-function cancelledBy (signal: AbortSignal): Outcome {
-  const { status, code, message } = reasonOf(signal)
+function cancelledBy (cause: CancelSource | CallCancelled): Outcome {
+  const { status, code, message } = cause instanceof CallCancelled ? cause : reasonOf(cause)
   return refusal(status, code, message)
 }
 
@@ -160,30 +162,16 @@ function deadlinePassed (command: string, timeout: number, fromOptions: boolean)
 /** What bounds one call, besides the server's limits. */
 export interface CallBounds {
   /**
-   * Aborts when the caller goes away (or, with a `CallCancelled` reason, for that reason): the inner request
-   * is closed as a real one is.
+   * The caller's own reply: the call is cancelled when its connection closes before the answer was sent.
+   * Watched directly, which costs less than a signal made for it.
    */
-  signal?: AbortSignal
+  caller?: FastifyReply
+  /** Cancels the call when it aborts (with a `CallCancelled` reason, for that reason; else the caller went away). */
+  signal?: CancelSource
   /** The most bytes of the route's body the call holds (default `invoke.maxResultBytes`). */
   maxBytes?: number
   /** Where the route's `request.svc.progress()` reports go; dropped without. */
   progress?: (progress: Progress) => void
   /** Sees the route's body as it is written, and may take pieces of it (a streamed execute). */
   tap?: ResponseTap
-}
-
-/**
- * A signal that aborts when the caller's connection closes before the answer was sent. The response's
- * `close` comes either way, once; after a complete answer it aborts nothing.
- */
-export function callerGone (reply: FastifyReply): AbortSignal {
-  const gone = new AbortController()
-  // Gone already, while an app-wide hook ran: its close has come and gone.
-  if (reply.raw.destroyed) gone.abort(CALLER_GONE())
-  else {
-    reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) gone.abort(CALLER_GONE())
-    })
-  }
-  return gone.signal
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { isPlainObject } from '../util/objects.js'
-import { callerGone, type Dispatcher } from './dispatch.js'
+import type { Dispatcher } from './dispatch.js'
 import { relayHeaders, sendInvalidRequest, sendOutcome } from './envelope.js'
 import { acceptsEventStream, StreamRelay } from './streamed.js'
 
@@ -21,10 +21,9 @@ export function executeHandler (dispatcher: Dispatcher): RouteHandlerMethod {
     if (!isPlainObject(params)) return sendInvalidRequest(reply, '"params" must be an object of param values when present.', requestId)
     const { stream = acceptsEventStream(request.headers.accept) } = body
     if (typeof stream !== 'boolean') return sendInvalidRequest(reply, '"stream" must be true or false when present.', requestId)
-    if (!stream) return sendOutcome(reply, await dispatcher.dispatch(request, command, params, { signal: callerGone(reply) }), requestId)
+    if (!stream) return sendOutcome(reply, await dispatcher.dispatch(request, command, params, { caller: reply }), requestId)
     const relay = new StreamRelay(reply, dispatcher.streams(command), dispatcher.maxResultBytes)
-    const signal = AbortSignal.any([callerGone(reply), relay.behind.signal])
-    const outcome = await dispatcher.dispatch(request, command, params, { signal, progress: relay.progress, tap: relay })
+    const outcome = await dispatcher.dispatch(request, command, params, { caller: reply, signal: relay.behind.signal, progress: relay.progress, tap: relay })
     // A failure before the first frame is the ordinary envelope; a success is always the stream.
     if (!relay.committed && !outcome.ok) return sendOutcome(reply, outcome, requestId)
     if (!relay.committed && outcome.headers !== undefined) relayHeaders(reply, outcome.headers)

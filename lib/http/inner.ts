@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events'
 import type { IncomingHttpHeaders, OutgoingHttpHeader, OutgoingHttpHeaders } from 'node:http'
 import { Readable, Writable } from 'node:stream'
-import type { CallLink } from './call.js'
+import type { CallLink } from '../util/call-control.js'
 import type { RouteResponse } from './outcome.js'
 
 /**

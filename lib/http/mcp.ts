@@ -18,7 +18,8 @@ import { DEFAULT_MAX_STEPS, type McpLimits } from '../options.js'
 import type { Realtime } from '../realtime/realtime.js'
 import type { BearerAuth } from './auth.js'
 import { mayWatch, type WatchableChannel } from './channels.js'
-import { callerGone, type Dispatcher } from './dispatch.js'
+import type { CallControl } from '../util/call-control.js'
+import type { Dispatcher } from './dispatch.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 import { webHeaders } from './headers.js'
 import type { ResponseTap } from './inner.js'
@@ -268,8 +269,8 @@ export class McpEndpoint {
     } else {
       const call = session.callStarted(id)
       try {
-        const result = await this.callTool(request, reply, command, args, call.signal)
-        answer = call.signal.aborted ? '' : legacyAnswer(id, result)
+        const result = await this.callTool(request, reply, command, args, call.control)
+        answer = call.control.aborted ? '' : legacyAnswer(id, result)
       } finally {
         call.end()
       }
@@ -281,10 +282,8 @@ export class McpEndpoint {
    * A command called as a tool, exactly like execute: this request's headers, stopped when its client goes
    * away (or when `cancelled` aborts).
    */
-  private async callTool (request: FastifyRequest, reply: FastifyReply, command: string, args: Record<string, unknown>, cancelled?: AbortSignal): Promise<CallToolResult> {
-    const gone = callerGone(reply)
-    const signal = cancelled === undefined ? gone : AbortSignal.any([gone, cancelled])
-    return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal }))
+  private async callTool (request: FastifyRequest, reply: FastifyReply, command: string, args: Record<string, unknown>, cancelled?: CallControl): Promise<CallToolResult> {
+    return toolResultOf(await this.dispatcher.dispatch(request, command, args, { caller: reply, signal: cancelled }))
   }
 
   /** GET (a session's stream) and DELETE (its end) reach a session; without one, the endpoint is stateless. */

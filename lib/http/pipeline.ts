@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { type InvokeLimits } from '../options.js'
 import { isPlainObject } from '../util/objects.js'
-import { callerGone, type CallBounds, type Dispatcher } from './dispatch.js'
+import type { CallBounds, Dispatcher } from './dispatch.js'
 import { relayHeaders, sendInvalidRequest } from './envelope.js'
 import { refusal, type Outcome } from './outcome.js'
 import { OverBudget, resolveReferences, type StepResults } from './references.js'
@@ -31,14 +31,13 @@ export function pipelineHandler (dispatcher: Dispatcher, limits: InvokeLimits): 
     if (typeof envelope === 'string') return sendInvalidRequest(reply, envelope, undefined)
     const results: Record<string, unknown>[] = []
     const reachable: StepResults = { named: new Map(), sizes: new WeakMap() }
-    const signal = callerGone(reply)
     let ok = true
     let held = 0
     for (const [index, step] of envelope.steps.entries()) {
       // Each step holds at most what is left of the pipeline's budget, counted as its response arrives.
-      const outcome = await runStep(dispatcher, request, index, step, reachable, { signal, maxBytes: limits.maxResultBytes - held })
+      const outcome = await runStep(dispatcher, request, index, step, reachable, { caller: reply, maxBytes: limits.maxResultBytes - held })
       // Nobody reads the answer: no further step runs.
-      if (signal.aborted) break
+      if (reply.raw.destroyed) break
       if (outcome.headers !== undefined) relayHeaders(reply, outcome.headers)
       held += outcome.bytes ?? 0
       if (outcome.overBudget === true) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, HTTPMethods, InjectOptions } from 'fastify'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
-import type { CallLink } from './call.js'
+import type { CallControl } from '../util/call-control.js'
 import { answerOf, InnerRequest, InnerResponse, InnerSocket, type ResponseTap } from './inner.js'
 import type { RouteResponse } from './outcome.js'
 
@@ -9,7 +9,7 @@ import type { RouteResponse } from './outcome.js'
  * One way of running a command's route on a call the dispatcher has planned and checked. Two implement
  * it: `RouterCall`, Fastify's router on an inner request and response kept in memory (every command), and
  * `InjectCall`, `app.inject()` (a route that needs a real connection). Both hold at most `limit` bytes of
- * the route's body and close the inner request, as a real one is closed, when `signal` aborts.
+ * the route's body and close the inner request, as a real one is closed, when the call is aborted.
  */
 export interface RouteCall {
   call: (call: InnerCall) => Promise<Ended>
@@ -25,9 +25,8 @@ export interface InnerCall {
   caller: FastifyRequest
   /** The most bytes of the route's body the call holds. */
   limit: number
-  signal: AbortSignal | undefined
-  /** The call as the route's `request.svc` sees it (on the router's inner request). */
-  link?: CallLink
+  /** The call's cancellation, and what the route's `request.svc` sees of it (on the router's inner request). */
+  control: CallControl
   /** Sees the route's body as it is written (on the router's inner response). */
   tap?: ResponseTap
 }
@@ -46,25 +45,25 @@ const CUT_OFF: RouteResponse = {
  * The route's lifecycle on an inner request and response: Fastify's router takes them as it takes a
  * request off the wire (URL rewriting, constraints, hooks, parsing, validation, handler, serialisation,
  * `onSend`, `onResponse`), and the answer is read when the response finishes. Past `limit` bytes of body,
- * or once `signal` aborts, the response is destroyed and the request closed, as a real one is when its
+ * or once the call is aborted, the response is destroyed and the request closed, as a real one is when its
  * connection goes: the route sees `request.raw` emit `close`, and a stream it sent is destroyed.
  */
 export class RouterCall implements RouteCall {
   constructor (private readonly app: FastifyInstance) {}
 
-  async call ({ method, url, payload, headers, caller, limit, signal, link, tap }: InnerCall): Promise<Ended> {
+  async call ({ method, url, payload, headers, caller, limit, control, tap }: InnerCall): Promise<Ended> {
     // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
     headers.host = caller.headers.host
     const socket = new InnerSocket(caller.ip, caller.raw.socket)
     const inner = new InnerRequest(method, url, headers, socket, payload)
-    inner.svcCall = link
+    inner.svcCall = control
     const response = new InnerResponse(inner, limit, tap)
     return await new Promise((resolve) => {
       const cancel = (): void => { response.destroy() }
-      signal?.addEventListener('abort', cancel, { once: true })
+      control.addEventListener('abort', cancel)
       response.on('error', ignore)
       response.on('close', () => {
-        signal?.removeEventListener('abort', cancel)
+        control.removeEventListener('abort', cancel)
         if (response.writableFinished) {
           // As on the wire, the request closes once its response is complete: cleanup written for
           // `request.raw.on('close')` runs.
@@ -75,7 +74,7 @@ export class RouterCall implements RouteCall {
         inner.aborted = true
         inner.destroy()
         socket.destroy()
-        resolve(response.overLimit ? 'over-budget' : isAborted(signal) ? 'cancelled' : CUT_OFF)
+        resolve(response.overLimit ? 'over-budget' : control.aborted ? 'cancelled' : CUT_OFF)
       })
       this.app.routing(inner as unknown as IncomingMessage, response as unknown as ServerResponse)
     })
@@ -84,14 +83,14 @@ export class RouterCall implements RouteCall {
 
 /**
  * The call through `app.inject()`, its body read as a stream and counted as it arrives (the callback form
- * starts at once, where the promise form waits a tick). Past `limit` bytes, or once `signal` aborts, the
+ * starts at once, where the promise form waits a tick). Past `limit` bytes, or once the call is aborted, the
  * inner request is aborted: light-my-request destroys it (the route sees `close`) and its response (Fastify
  * then destroys a stream the route sent).
  */
 export class InjectCall implements RouteCall {
   constructor (private readonly app: FastifyInstance) {}
 
-  async call ({ method, url, payload, headers, caller, limit, signal }: InnerCall): Promise<Ended> {
+  async call ({ method, url, payload, headers, caller, limit, control }: InnerCall): Promise<Ended> {
     try {
       return await this.inject({
         method: method as HTTPMethods,
@@ -103,7 +102,7 @@ export class InjectCall implements RouteCall {
         // The caller's Host: host constraints and Host-based tenancy see what a direct call shows them.
         authority: caller.headers.host,
         validate: false
-      }, limit, signal)
+      }, limit, control)
     } catch {
       // The response closed before its head: the route destroyed it (a cancelled call has settled before).
       return CUT_OFF
@@ -111,14 +110,14 @@ export class InjectCall implements RouteCall {
   }
 
   /** Rejects when the response closed before its head, unless the call was cancelled first. */
-  private inject (options: InjectOptions, limit: number, signal: AbortSignal | undefined): Promise<Ended> {
+  private inject (options: InjectOptions, limit: number, control: CallControl): Promise<Ended> {
     const stop = new AbortController()
     return new Promise<Ended>((resolve, reject) => {
       let settled = false
       const settle = (ended: Ended): void => {
         if (settled) return
         settled = true
-        signal?.removeEventListener('abort', cancel)
+        control.removeEventListener('abort', cancel)
         resolve(ended)
       }
       // The call ends when it is cancelled, whether or not the route ever answers: light-my-request closes
@@ -127,10 +126,10 @@ export class InjectCall implements RouteCall {
         settle('cancelled')
         stop.abort()
       }
-      signal?.addEventListener('abort', cancel, { once: true })
+      control.addEventListener('abort', cancel)
       this.app.inject({ ...options, payloadAsStream: true, signal: stop.signal }, (error, response) => {
         if (error !== null && error !== undefined) {
-          signal?.removeEventListener('abort', cancel)
+          control.removeEventListener('abort', cancel)
           reject(error)
           return
         }
@@ -152,7 +151,7 @@ export class InjectCall implements RouteCall {
         // Aborted (by the budget above, or the caller), or the route destroyed its response after the head.
         stream.on('error', () => {
           chunks.length = 0
-          settle(isAborted(signal) ? 'cancelled' : CUT_OFF)
+          settle(control.aborted ? 'cancelled' : CUT_OFF)
         })
       })
     })
@@ -160,7 +159,3 @@ export class InjectCall implements RouteCall {
 }
 
 function ignore (): void {}
-
-export function isAborted (signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true
-}

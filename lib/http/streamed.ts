@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 import type { OutgoingHttpHeaders } from 'node:http'
-import { CallCancelled, type Progress } from './call.js'
+import { CallCancelled, type Progress } from '../util/call-control.js'
 import type { InnerResponse, ResponseTap } from './inner.js'
 import type { Outcome } from './outcome.js'
 import { PieceReader } from './pieces.js'

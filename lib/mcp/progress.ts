@@ -1,22 +1,10 @@
+import type { Progress } from '../util/call-control.js'
+
 /** The least time between two progress reports sent for one call; the last one is always sent. */
 export const PROGRESS_INTERVAL_MS = 50
 
 /** The most characters of a piece's JSON text sent as a notification's `message`. */
 export const MAX_PIECE_MESSAGE = 1000
-
-/** One of the route's `request.svc.progress()` reports. */
-export interface ProgressReport {
-  progress: number
-  total?: number
-  message?: string
-}
-
-/** What a `notifications/progress` carries besides its token. */
-export interface ProgressParams {
-  progress: number
-  total?: number
-  message?: string
-}
 
 /**
  * The `notifications/progress` of one `tools/call` that carried a progress token: the route's progress
@@ -29,13 +17,13 @@ export interface ProgressParams {
 export class ProgressNotifier {
   private last = 0
   private sentAt = -Infinity
-  private held: ProgressReport | undefined
+  private held: Progress | undefined
   private timer: NodeJS.Timeout | undefined
   private ended = false
 
-  constructor (private readonly send: (params: ProgressParams) => void) {}
+  constructor (private readonly send: (params: Progress) => void) {}
 
-  readonly report = (report: ProgressReport): void => {
+  readonly report = (report: Progress): void => {
     if (this.ended) return
     const wait = this.sentAt + PROGRESS_INTERVAL_MS - Date.now()
     if (wait <= 0) {
@@ -68,16 +56,16 @@ export class ProgressNotifier {
     if (held !== undefined) this.sendReport(held)
   }
 
-  private sendReport ({ progress, total, message }: ProgressReport): void {
+  private sendReport ({ progress, total, message }: Progress): void {
     this.held = undefined
     this.sentAt = Date.now()
-    const params: ProgressParams = { progress: progress > this.last ? progress : this.last + 1 }
+    const params: Progress = { progress: progress > this.last ? progress : this.last + 1 }
     if (total !== undefined) params.total = total
     if (message !== undefined) params.message = message
     this.notify(params)
   }
 
-  private notify (params: ProgressParams): void {
+  private notify (params: Progress): void {
     this.last = params.progress
     this.send(params)
   }

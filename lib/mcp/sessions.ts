@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { Server, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
+import { CALLER_GONE, CallControl } from '../util/call-control.js'
 import { ignoreFailure } from './streams.js'
 import { addressId, refusalError, tooManyKeys, type ChannelAddress, type ResourceFollowers } from './resources.js'
 
@@ -61,7 +62,7 @@ export class LegacySessions {
 export class LegacySession {
   private readonly subscriptions = new Map<string, () => void>()
   /** The calls of the session answered without its transport, by JSON-RPC id: what `notifications/cancelled` may name. */
-  private readonly calls = new Map<unknown, AbortController>()
+  private readonly calls = new Map<unknown, CallControl>()
   private readonly transport: WebStandardStreamableHTTPServerTransport
   private server: Server | undefined
   private idle: NodeJS.Timeout | undefined
@@ -101,18 +102,18 @@ export class LegacySession {
    * `notifications/cancelled` handling cannot find it): the signal aborts when the session's client cancels
    * the request `id`; `end` forgets it.
    */
-  callStarted (id: string | number): { signal: AbortSignal, end: () => void } {
-    const controller = new AbortController()
-    this.calls.set(id, controller)
+  callStarted (id: string | number): { control: CallControl, end: () => void } {
+    const control = new CallControl()
+    this.calls.set(id, control)
     return {
-      signal: controller.signal,
-      end: () => { if (this.calls.get(id) === controller) this.calls.delete(id) }
+      control,
+      end: () => { if (this.calls.get(id) === control) this.calls.delete(id) }
     }
   }
 
   /** The session's client cancelled the request `id` (`notifications/cancelled`). */
   cancel (id: unknown): void {
-    this.calls.get(id)?.abort()
+    this.calls.get(id)?.abort(CALLER_GONE())
   }
 
   async connect (server: Server): Promise<void> {

@@ -1,7 +1,7 @@
 import type { CallToolResult, Server, ServerCapabilities, Tool, ToolAnnotations } from '@modelcontextprotocol/server'
 import type { CommandErrorBody, CommandSuccess } from '../manifest/invocation.js'
 import type { ManifestHints } from '../manifest/types.js'
-import type { ProgressParams } from './progress.js'
+import type { Progress } from '../util/call-control.js'
 import type { McpSdk } from './sdk.js'
 
 /** JSON-RPC's code for invalid params, which MCP uses for an unknown tool. */
@@ -107,7 +107,7 @@ export interface ToolCall {
    */
   signal: AbortSignal
   /** Sends a `notifications/progress` for the call; only when the request carried a progress token. */
-  progress?: (params: ProgressParams) => void
+  progress?: (params: Progress) => void
 }
 
 /**
@@ -130,7 +130,7 @@ export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool
     const token = context.mcpReq._meta?.progressToken
     const progress = token === undefined
       ? undefined
-      : (params: ProgressParams) => {
+      : (params: Progress) => {
           // A client gone or a stream closed drops the notification; the call's signal says the rest.
           context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, ...params } }).catch(() => {})
         }

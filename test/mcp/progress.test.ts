@@ -4,7 +4,7 @@ import type { Progress } from '@modelcontextprotocol/client'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { MAX_PIECE_MESSAGE, PROGRESS_INTERVAL_MS, ProgressNotifier, type ProgressParams } from '../../lib/mcp/progress.js'
+import { MAX_PIECE_MESSAGE, PROGRESS_INTERVAL_MS, ProgressNotifier } from '../../lib/mcp/progress.js'
 import { requiredOptions } from '../helpers/app.js'
 import { httpClient, legacyHttpClient, textJson } from '../helpers/mcp.js'
 import { listening } from '../helpers/net.js'
@@ -146,7 +146,7 @@ t.test('a call without a progress token gets no notifications, and its result is
 })
 
 t.test('ProgressNotifier: held reports, the counter, and nothing after the end', async (t) => {
-  const sent: ProgressParams[] = []
+  const sent: Progress[] = []
   const notifier = new ProgressNotifier((params) => sent.push(params))
   notifier.report({ progress: 0.5, total: 1 })
   notifier.report({ progress: 0.6 })
@@ -163,7 +163,7 @@ t.test('ProgressNotifier: held reports, the counter, and nothing after the end',
   notifier.piece('late')
   await sleep(PROGRESS_INTERVAL_MS + 30)
   t.equal(sent.length, 4, 'a cancelled call sends nothing held, nothing after its end')
-  const flushed: ProgressParams[] = []
+  const flushed: Progress[] = []
   const other = new ProgressNotifier((params) => flushed.push(params))
   other.report({ progress: 1 })
   other.report({ progress: 2 })
