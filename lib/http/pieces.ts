@@ -37,9 +37,9 @@ export class PieceReader {
 
   /** Reads one chunk of the body; false when the body is held (not cut into pieces). */
   write (response: InnerResponse, chunk: string | Buffer): boolean {
-    this.kind ??= this.kindOf(response.statusCode, response.getHeader('content-type'))
-    if (this.kind === 'held') return false
-    if (this.kind === 'text') {
+    const kind = this.kindFor(response.statusCode, response.getHeader('content-type'))
+    if (kind === 'held') return false
+    if (kind === 'text') {
       const text = typeof chunk === 'string' || isUtf8(chunk) ? chunk.toString() : undefined
       if (text === undefined) this.onPiece((chunk as Buffer).toString('base64'), 'base64')
       else this.onPiece(text)
@@ -47,7 +47,7 @@ export class PieceReader {
     }
     const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
     this.held += text.length
-    if (this.kind === 'sse') this.parser!.feed(text)
+    if (kind === 'sse') this.parser!.feed(text)
     else this.lines(text)
     if (this.bound !== undefined && this.held > this.bound.limit) {
       // What is held is let go, and whatever the route still writes is held to the bound again.
@@ -65,6 +65,12 @@ export class PieceReader {
       this.piece(this.line)
       this.line = ''
     }
+  }
+
+  /** How the body of this status and content type is cut: decided once, by the first chunk. */
+  kindFor (status: number, contentType: unknown): PieceKind {
+    this.kind ??= this.kindOf(status, contentType)
+    return this.kind
   }
 
   private kindOf (status: number, contentType: unknown): PieceKind {
@@ -116,10 +122,10 @@ export class PieceReader {
 export function bufferedPieces (contentType: string | undefined, body: string | Buffer): { value: unknown } | undefined {
   const pieces: unknown[] = []
   const reader = new PieceReader(true, (data) => { pieces.push(data) })
-  const response = { statusCode: 200, getHeader: () => contentType } as unknown as InnerResponse
-  const type = String(contentType ?? '').split(';', 1)[0].trim().toLowerCase()
-  if (type !== 'text/event-stream' && type !== 'application/x-ndjson' && type !== 'application/jsonl') return undefined
-  reader.write(response, body)
+  const kind = reader.kindFor(200, contentType)
+  // Plain text is not cut here: a buffered call reads it as any other body.
+  if (kind !== 'sse' && kind !== 'lines') return undefined
+  reader.write({ statusCode: 200, getHeader: () => contentType } as unknown as InnerResponse, body)
   reader.end()
   return reader.final ?? { value: pieces }
 }
