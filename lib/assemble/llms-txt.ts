@@ -72,7 +72,7 @@ function byTag (commands: Manifest['commands']): Map<string, string[]> {
 
 function commandLines (name: string, command: ManifestCommand): string[] {
   const lines = [`### ${name}`, '', oneLine(command.description), '']
-  const scopes = command.requiredScopes === undefined || command.requiredScopes.length === 0 ? '' : ` (scopes ${command.requiredScopes.map(code).join(', ')})`
+  const scopes = command.requiredScopes === undefined ? '' : ` (scopes ${command.requiredScopes.map(code).join(', ')})`
   lines.push(`- Auth: ${command.auth ?? 'none'}${scopes}`)
   const params = Object.entries(command.params ?? {})
   if (params.length === 0) lines.push('- Params: none')
@@ -94,12 +94,9 @@ function commandLines (name: string, command: ManifestCommand): string[] {
 
 function events (manifest: Readonly<Manifest>, urls: ServiceUrls): string[] {
   const declared = Object.entries(manifest.events)
-  if (declared.length === 0) return []
-  const lines = ['## Events', '']
-  if (urls.events !== undefined) {
-    const auth = manifest.auth === undefined ? '' : ' With a token, also the events addressed to its subject.'
-    lines.push(`Read them as Server-Sent Events: \`GET ${urls.events}\` (every event), or \`?events=<name>,<name>\` for some.${auth}`, '')
-  }
+  if (declared.length === 0 || urls.events === undefined) return []
+  const auth = manifest.auth === undefined ? '' : ' With a token, also the events addressed to its subject.'
+  const lines = ['## Events', '', `Read them as Server-Sent Events: \`GET ${urls.events}\` (every event), or \`?events=<name>,<name>\` for some.${auth}`, '']
   for (const [name, event] of declared) {
     lines.push(`### ${name}`, '', oneLine(event.description), '')
     const data = Object.entries(event.data ?? {})
@@ -110,11 +107,8 @@ function events (manifest: Readonly<Manifest>, urls: ServiceUrls): string[] {
 
 function channels (manifest: Readonly<Manifest>, urls: ServiceUrls): string[] {
   const declared = Object.entries(manifest.channels ?? {})
-  if (declared.length === 0) return []
-  const lines = ['## Channels', '']
-  if (urls.channels !== undefined) {
-    lines.push(`Watch one key's state as Server-Sent Events: \`GET ${urls.channels}/<channel>/<key>\`; the latest state comes first, then each new one.`, '')
-  }
+  if (declared.length === 0 || urls.channels === undefined) return []
+  const lines = ['## Channels', '', `Watch one key's state as Server-Sent Events: \`GET ${urls.channels}/<channel>/<key>\`; the latest state comes first, then each new one.`, '']
   for (const [name, channel] of declared) lines.push(`- ${code(name)}: ${oneLine(channel.description)}`)
   lines.push('')
   return lines
