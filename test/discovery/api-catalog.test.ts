@@ -145,6 +145,15 @@ t.test('discovery must be true or false', async (t) => {
   })
 })
 
+t.test('with discovery on, an app route at either path is refused by Fastify', async (t) => {
+  for (const url of [CATALOG, '/llms.txt']) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    await app.register(svcManifest, { ...requiredOptions, discovery: true })
+    t.throws(() => app.get(url, async () => 'mine'), { code: 'FST_ERR_DUPLICATED_ROUTE' }, url)
+  }
+})
+
 t.test('an app-wide cookie never reaches the public documents', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
