@@ -8,6 +8,7 @@ import { Lifecycle } from './lifecycle.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
 import { LiveCalls, svcOf, type SvcRequest } from './http/call.js'
 import { Dispatcher } from './http/dispatch.js'
+import { registerDiscovery } from './http/discovery.js'
 import type { EndpointContext, RegisterEndpoint } from './http/endpoint.js'
 import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
@@ -105,7 +106,8 @@ const ENDPOINTS: RegisterEndpoint[] = [
   registerStreams,
   McpEndpoint.register,
   registerOAuthMetadata,
-  registerUiRoutes
+  registerUiRoutes,
+  registerDiscovery
 ]
 
 /** The plugin. Register it before the routes it should describe. */

@@ -209,4 +209,11 @@ export interface SvcManifestOptions {
    * derived from its method and URL (`GET /roles/:id`), and `ready()` logs one warning naming every such route.
    */
   requireDescriptions?: boolean
+  /**
+   * `true` serves what lets agents find and read the service without knowing the manifest's path: the API
+   * catalog at `/.well-known/api-catalog` (RFC 9727: a linkset naming the manifest, the page and the MCP
+   * endpoint) and `/llms.txt` (the public manifest as Markdown for a language model), both named in the
+   * manifest's `Link` header. Default `false`.
+   */
+  discovery?: boolean
 }

@@ -296,7 +296,9 @@ const OPTIONS = {
   allowedHosts: withDefault([], hosts),
   names: object(NAMES, 'an object { style?: \'path\' | \'rest\', stripPrefix? }'),
   /** `false`: a route without a description gets one derived from its method and URL, and a warning. */
-  requireDescriptions: withDefault(false, flag)
+  requireDescriptions: withDefault(false, flag),
+  /** `true` serves `/.well-known/api-catalog` (RFC 9727) and `/llms.txt`. */
+  discovery: withDefault(false, flag)
 } satisfies ReadersOf<SvcManifestOptions>
 
 type RouteLog = Pick<RouteShorthandOptions, 'logLevel' | 'logSerializers'>

@@ -12,6 +12,8 @@ export interface ShopOptions {
   mcp?: boolean
   /** Serve the human page at /svc/ui. Default false (server.js turns it on). */
   ui?: boolean
+  /** Serve /.well-known/api-catalog and /llms.txt. Default false (server.js turns it on). */
+  discovery?: boolean
   /** A redis:// URL: events and channel states fan out to every instance on the same Redis. */
   redis?: string
   /**

@@ -34,11 +34,13 @@ const CATALOGUE = [
  * which adds `about` and the `cart` channel. `mcp: true` also serves every command as an MCP tool at
  * /mcp (it needs the package @modelcontextprotocol/server). `redis` (a redis:// URL) shares events and
  * channel states with every other instance that uses the same Redis. `ui: true` serves the human page at
- * /svc/ui: browse the manifest, run the commands, watch the events. `longRunning: true` adds two commands
- * that take a few seconds (server.js turns it on): `orders.live`, a stream of orders, and `report.build`,
- * a job that reports its progress; `{ tick }` sets the milliseconds between their steps (default 600).
+ * /svc/ui: browse the manifest, run the commands, watch the events. `discovery: true` serves
+ * /.well-known/api-catalog and /llms.txt, for agents that know only the address. `longRunning: true` adds
+ * two commands that take a few seconds (server.js turns it on): `orders.live`, a stream of orders, and
+ * `report.build`, a job that reports its progress; `{ tick }` sets the milliseconds between their steps
+ * (default 600).
  */
-export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, ui = false, redis, longRunning = false } = {}) {
+export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, ui = false, discovery = false, redis, longRunning = false } = {}) {
   const app = Fastify()
   await app.register(svcManifest, {
     svc: layout,
@@ -48,6 +50,7 @@ export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3
     baseUrl,
     mcp,
     ui,
+    discovery,
     auth: { type: 'bearer', description: 'JWT bearer token', verify: verifyDemoToken },
     types: { Product, Cart },
     events: {

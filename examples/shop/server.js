@@ -1,5 +1,6 @@
-// Starts the shop on 127.0.0.1, with its page for people at /svc/ui and its long-running commands (a
-// stream of orders, a report with progress: run them from the page, or streamed with curl). PORT (default 3000; 0 for any free
+// Starts the shop on 127.0.0.1, with its page for people at /svc/ui, /llms.txt and the API catalog
+// (/.well-known/api-catalog) for agents, and its long-running commands (a stream of orders, a report with
+// progress: run them from the page, or streamed with curl). PORT (default 3000; 0 for any free
 // port) picks the port, SVC_LAYOUT=0.5.0 the older layout, SVC_MCP=1 serves the commands as MCP tools at
 // /mcp too, REDIS_URL (e.g. redis://127.0.0.1:6379) shares events with the other instances on that Redis.
 // The manifest's baseUrl is the address the shop really listens on.
@@ -9,11 +10,12 @@ import { buildShop, DEMO_TOKEN } from './app.js'
 const port = await portToUse(Number(process.env.PORT ?? 3000))
 const baseUrl = `http://127.0.0.1:${port}`
 const mcp = process.env.SVC_MCP === '1'
-const app = await buildShop({ layout: process.env.SVC_LAYOUT, baseUrl, mcp, ui: true, longRunning: true, redis: process.env.REDIS_URL })
+const app = await buildShop({ layout: process.env.SVC_LAYOUT, baseUrl, mcp, ui: true, discovery: true, longRunning: true, redis: process.env.REDIS_URL })
 await app.listen({ host: '127.0.0.1', port })
 
 console.log(`Manifest: ${baseUrl}/.well-known/svc.json`)
 console.log(`Browse it and try the commands: ${baseUrl}/svc/ui`)
+console.log(`For a language model: ${baseUrl}/llms.txt`)
 console.log(`Call a command: curl -s ${baseUrl}/svc/execute -H 'content-type: application/json' -d '{"command":"search","params":{"q":"tea"}}'`)
 console.log(`Watch a command stream: curl -N ${baseUrl}/svc/execute -H 'content-type: application/json' -d '{"command":"orders.live","params":{},"stream":true}'`)
 if (mcp) console.log(`MCP (Streamable HTTP): ${baseUrl}/mcp`)

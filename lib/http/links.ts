@@ -5,15 +5,20 @@
  * is prepared.
  */
 export class EndpointLinks {
-  private readonly entries: string[] = []
+  private readonly entries: Array<{ path: string, rel: string }> = []
 
   /** `path` is an absolute URL path such as `/svc/execute`; `rel` a registered or extension relation type. */
   add (path: string, rel: string): void {
-    this.entries.push(`<${path}>; rel="${rel}"`)
+    this.entries.push({ path, rel })
+  }
+
+  /** The path of the first endpoint added with `rel`, if any: where the documents that describe the service send readers. */
+  pathOf (rel: string): string | undefined {
+    return this.entries.find((entry) => entry.rel === rel)?.path
   }
 
   /** The header value. The events stream is always on, so it always names at least that. */
   header (): string {
-    return this.entries.join(', ')
+    return this.entries.map(({ path, rel }) => `<${path}>; rel="${rel}"`).join(', ')
   }
 }

@@ -43,7 +43,10 @@ export const LINK_RELATIONS = {
   /** Layout 0.5.0: the base of the channel streams, `{target}/{channel}/{key}`. */
   channels: 'svc-channels',
   mcp: 'mcp',
-  ui: 'svc-ui'
+  ui: 'svc-ui',
+  /** With `discovery` on: RFC 9727's API catalog, and `/llms.txt`. */
+  apiCatalog: 'api-catalog',
+  llmsTxt: 'describedby'
 } as const
 
 /** The endpoints a client reaches by name: each is `{basePath}/<name>` unless the `Link` header names it. */
