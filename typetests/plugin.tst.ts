@@ -46,6 +46,11 @@ describe('registering the plugin', () => {
     expect<SvcManifestOptions>().type.not.toBeAssignableWith({ ...options, requireDescriptions: 'yes' })
   })
 
+  test('discovery is a boolean', () => {
+    expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, discovery: true })
+    expect<SvcManifestOptions>().type.not.toBeAssignableWith({ ...options, discovery: 'on' })
+  })
+
   test('mcp is a boolean or { path }', () => {
     expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, mcp: true })
     expect<SvcManifestOptions>().type.toBeAssignableWith({ ...options, mcp: { path: '/agents/mcp' } })
