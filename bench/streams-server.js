@@ -1,0 +1,117 @@
+// The streams benchmark's server, run as a child process (`fork`, with --expose-gc) so that the callers in the
+// parent do not share its event loop. One app with the plugin, MCP on and a channel (so that a 2025-11-25 client
+// that initializes gets a session), and three `stream: true` commands:
+// - `lines`: `reply.send(Readable)` of `count` NDJSON lines of 100 B, one line per write;
+// - `ticks`: `count` lines written `interval` ms apart, each carrying the time of its write;
+// - `endless`: a line every 10 ms until its `request.svc.signal` aborts (no deadline: `timeout: 0`).
+// Times are wall-clock milliseconds, `performance.timeOrigin + performance.now()`, the clock the parent reads
+// too; the parent estimates the offset between the two processes' clocks over IPC (`clock`).
+import { PassThrough, Readable } from 'node:stream'
+import { setImmediate } from 'node:timers/promises'
+import Fastify from 'fastify'
+import svcManifest from 'fastify-svc-manifest'
+import { manifestOptions } from './routes.js'
+
+const LINE_BYTES = 100
+
+const now = () => performance.timeOrigin + performance.now()
+
+/** Line `n` of the `lines` stream: `{"n":…,"text":"…"}` padded to 100 bytes with its newline. */
+function lineOf (n) {
+  const head = `{"n":${n},"text":"`
+  return head + 'x'.repeat(LINE_BYTES - head.length - 3) + '"}\n'
+}
+
+const LINES = Array.from({ length: 10_000 }, (_, n) => Buffer.from(lineOf(n)))
+/** `endless` calls running: started and not yet aborted. */
+let active = 0
+
+const app = Fastify()
+await app.register(svcManifest, { ...manifestOptions, svc: '0.5.0', mcp: true, channels: { feed: { description: 'A feed' } } })
+
+app.get('/lines', {
+  schema: { querystring: { type: 'object', properties: { count: { type: 'integer', minimum: 1, maximum: LINES.length, default: LINES.length } } } },
+  svc: { name: 'lines', description: 'NDJSON lines of 100 B', stream: true }
+}, async (request, reply) => {
+  const { count } = request.query
+  let sent = 0
+  const body = new Readable({
+    read () {
+      while (sent < count) {
+        if (!this.push(LINES[sent++])) return
+      }
+      this.push(null)
+    }
+  })
+  return reply.type('application/x-ndjson').send(body)
+})
+
+app.get('/ticks', {
+  schema: {
+    querystring: {
+      type: 'object',
+      properties: { count: { type: 'integer', minimum: 1, default: 100 }, interval: { type: 'number', minimum: 0, default: 2 } }
+    }
+  },
+  svc: { name: 'ticks', description: 'Lines written apart, each with the time of its write', stream: true, timeout: 0 }
+}, async (request, reply) => {
+  const { count, interval } = request.query
+  const { signal } = request.svc
+  const body = new PassThrough()
+  let n = 0
+  const tick = () => {
+    if (signal.aborted) return
+    const at = now()
+    body.write(`{"n":${n},"at":${at}}\n`)
+    if (++n === count) body.end()
+    else setTimeout(tick, interval)
+  }
+  setTimeout(tick, interval)
+  return reply.type('application/x-ndjson').send(body)
+})
+
+app.get('/endless', {
+  schema: { querystring: { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] } },
+  svc: { name: 'endless', description: 'A line every 10 ms, for ever', stream: true, timeout: 0 }
+}, async (request, reply) => {
+  const { key } = request.query
+  const { signal } = request.svc
+  const body = new PassThrough()
+  let n = 0
+  const timer = setInterval(() => body.write(`{"n":${n++}}\n`), 10)
+  active++
+  signal.addEventListener('abort', () => {
+    const at = now()
+    clearInterval(timer)
+    active--
+    process.send({ type: 'aborted', key, at, code: signal.reason?.code })
+  }, { once: true })
+  body.write(`{"n":${n++}}\n`)
+  process.send({ type: 'started', key, at: now() })
+  return reply.type('application/x-ndjson').send(body)
+})
+
+await app.listen({ host: '127.0.0.1', port: 0 })
+
+process.on('message', async (message) => {
+  if (message.type === 'cpu') {
+    const { user, system } = process.cpuUsage()
+    process.send({ type: 'cpu', micros: user + system })
+  } else if (message.type === 'clock') {
+    process.send({ type: 'clock', at: now() })
+  } else if (message.type === 'active') {
+    process.send({ type: 'active', active })
+  } else if (message.type === 'heap') {
+    // Full collections, a turn apart, so that finalisers and weak references settle.
+    for (let i = 0; i < 4; i++) {
+      globalThis.gc()
+      await setImmediate()
+    }
+    const { heapUsed, external, arrayBuffers } = process.memoryUsage()
+    process.send({ type: 'heap', heapUsed, external, arrayBuffers })
+  } else if (message.type === 'close') {
+    await app.close()
+    process.exit(0)
+  }
+})
+process.send({ type: 'listening', port: app.server.address().port })
