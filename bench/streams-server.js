@@ -7,6 +7,8 @@
 // Times are wall-clock milliseconds, `performance.timeOrigin + performance.now()`, the clock the parent reads
 // too; the parent estimates the offset between the two processes' clocks over IPC (`clock`).
 import { PassThrough, Readable } from 'node:stream'
+import { writeFile } from 'node:fs/promises'
+import { Session } from 'node:inspector/promises'
 import { setImmediate } from 'node:timers/promises'
 import Fastify from 'fastify'
 import svcManifest from 'fastify-svc-manifest'
@@ -91,12 +93,40 @@ app.get('/endless', {
   return reply.type('application/x-ndjson').send(body)
 })
 
+/**
+ * CPU µs per piece of what a streamed execute must do to each NDJSON line whatever the code around it: read the
+ * line as JSON and write it in a `chunk` frame (`JSON.parse`, then `JSON.stringify` of the frame), with no I/O;
+ * repeated until it used 100 ms of CPU (after a warm-up) and averaged.
+ */
+function pieceFloor () {
+  const lines = LINES.map((line) => line.toString().slice(0, -1))
+  const frames = (count) => {
+    let bytes = 0
+    for (let n = 0; n < count; n++) bytes += `data: ${JSON.stringify({ type: 'chunk', data: JSON.parse(lines[n % lines.length]) })}\n\n`.length
+    return bytes
+  }
+  frames(lines.length * 5)
+  const before = process.cpuUsage()
+  let pieces = 0
+  let used = 0
+  while (used < 100_000) {
+    frames(lines.length)
+    pieces += lines.length
+    const { user, system } = process.cpuUsage(before)
+    used = user + system
+  }
+  return used / pieces
+}
+
 await app.listen({ host: '127.0.0.1', port: 0 })
 
+let profiler
 process.on('message', async (message) => {
   if (message.type === 'cpu') {
     const { user, system } = process.cpuUsage()
     process.send({ type: 'cpu', micros: user + system })
+  } else if (message.type === 'floor') {
+    process.send({ type: 'floor', micros: pieceFloor() })
   } else if (message.type === 'clock') {
     process.send({ type: 'clock', at: now() })
   } else if (message.type === 'active') {
@@ -109,6 +139,18 @@ process.on('message', async (message) => {
     }
     const { heapUsed, external, arrayBuffers } = process.memoryUsage()
     process.send({ type: 'heap', heapUsed, external, arrayBuffers })
+  } else if (message.type === 'profile-start') {
+    // A CPU profile of the load alone (bench/streams-profile.js): start-up is not in it.
+    profiler = new Session()
+    profiler.connect()
+    await profiler.post('Profiler.enable')
+    await profiler.post('Profiler.start')
+    process.send({ type: 'profile-start' })
+  } else if (message.type === 'profile-stop') {
+    const { profile } = await profiler.post('Profiler.stop')
+    await writeFile(message.path, JSON.stringify(profile))
+    profiler.disconnect()
+    process.send({ type: 'profile-stop' })
   } else if (message.type === 'close') {
     await app.close()
     process.exit(0)

@@ -46,12 +46,15 @@ export async function measureStreams ({ rounds, duration, latencySamples }) {
       sides.streamed.push(await loadRound(server, streamed, duration))
     }
     const clock = await clockOffset(server)
-    const count = latencySamples + LATENCY_WARMUP
-    const ticks = { count, interval: TICK_INTERVAL }
-    const latency = {
-      direct: await latencies(server.port, { method: 'GET', path: `/ticks?count=${count}&interval=${TICK_INTERVAL}` }, clock.offset, false, count),
-      streamed: await latencies(server.port, executeTarget('ticks', ticks), clock.offset, true, count)
+    // Alternating blocks, one call each: a shared machine's drift falls on both sides alike.
+    const blocks = Math.max(2, Math.round(latencySamples / 500))
+    const count = Math.ceil(latencySamples / blocks) + LATENCY_WARMUP
+    const latency = { direct: [], streamed: [] }
+    for (let block = 0; block < blocks; block++) {
+      latency.direct.push(...await latencies(server.port, { method: 'GET', path: `/ticks?count=${count}&interval=${TICK_INTERVAL}` }, clock.offset, false, count))
+      latency.streamed.push(...await latencies(server.port, executeTarget('ticks', { count, interval: TICK_INTERVAL }), clock.offset, true, count))
     }
+    const floor = await server.ask('floor')
     const of = (side, field) => median(sides[side].map((round) => round[field]))
     return {
       cpuRatios: sides.direct.map((round, index) => round.cpuPerPiece / sides.streamed[index].cpuPerPiece),
@@ -61,6 +64,7 @@ export async function measureStreams ({ rounds, duration, latencySamples }) {
       directRate: of('direct', 'rate'),
       streamedRate: of('streamed', 'rate'),
       clock,
+      floor: floor.micros,
       latency: { direct: percentiles(latency.direct), streamed: percentiles(latency.streamed) }
     }
   } finally {
@@ -104,7 +108,7 @@ export async function measureCancellation ({ cancelSamples, abandonedCalls }) {
   }
 }
 
-function executeTarget (command, params) {
+export function executeTarget (command, params) {
   return { method: 'POST', path: '/svc/execute', body: JSON.stringify({ command, params, stream: true }) }
 }
 
@@ -147,7 +151,7 @@ async function assertSamePieces (port, direct, streamed) {
  * One round: `CONNECTIONS` callers, each on its own keep-alive connection, call `target` one call after another
  * for `duration` s and read each body to its end. Server CPU µs per piece, and pieces per second.
  */
-async function loadRound (server, target, duration) {
+export async function loadRound (server, target, duration) {
   const before = await server.ask('cpu')
   const began = performance.now()
   const deadline = began + duration * 1000
@@ -280,7 +284,8 @@ async function cancelModern (server) {
 
 /**
  * The server's heap after full collections before and after `count` abandoned calls (`ABANDON_BATCH` at once),
- * each ended (its signal aborted) before the second reading; as many calls before the first, to warm up.
+ * each ended (its signal aborted) before the second reading. As many calls go before the first reading: what
+ * the first calls leave once (compiled code, Node's pools of parsers and sockets) is not growth per call.
  */
 async function abandonedHeap (server, abandon, count) {
   const batches = async (total) => {
@@ -288,7 +293,7 @@ async function abandonedHeap (server, abandon, count) {
       await Promise.all(Array.from({ length: Math.min(ABANDON_BATCH, total - done) }, abandon))
     }
   }
-  await batches(Math.min(count, 200))
+  await batches(count)
   await settled(server)
   const before = await server.ask('heap')
   await batches(count)
@@ -356,12 +361,12 @@ export async function startServer (execArgv = []) {
   return {
     child,
     port: message.port,
-    /** Asks the server for one of its readings (`cpu`, `clock`, `heap`, `active`). */
-    ask (type) {
+    /** Asks the server for one of its readings (`cpu`, `clock`, `heap`, `active`) or to start or stop its profiler. */
+    ask (type, fields = {}) {
       return new Promise((resolve) => {
         if (!waiting.has(type)) waiting.set(type, [])
         waiting.get(type).push(resolve)
-        child.send({ type })
+        child.send({ ...fields, type })
       })
     },
     /** The `started` and `aborted` reports of the `endless` call `key`. */
