@@ -12,7 +12,7 @@ import { fixed, formatTable, median, runScript, thousands, verdict } from './sta
 
 const quick = process.argv.includes('--quick')
 const settings = quick
-  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3, sequences: 200, injections: 2000, fanoutRounds: 5, latencySamples: 200, subscriberCycles: 1000, cancelSamples: 30, abandonedCalls: 1000 }
+  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3, sequences: 200, injections: 2000, fanoutRounds: 5, latencySamples: 200, subscriberCycles: 1000, cancelSamples: 30, abandonedCalls: 300 }
   : { rounds: 5, duration: 3, profileDuration: 2, startupPairs: 9, appPairs: 15, memoryRounds: 3, importRounds: 21, sequences: 1000, injections: 20000, fanoutRounds: 30, latencySamples: 2000, subscriberCycles: 10000, cancelSamples: 200, abandonedCalls: 1000 }
 const THROUGHPUT_COMMANDS = [50, 1000]
 const STARTUP_COMMANDS = [1000, 10000]
