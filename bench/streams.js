@@ -218,15 +218,14 @@ async function cancelExecute (server) {
   return { abortedAt, signalAt: at, code }
 }
 
-/** As cancelExecute, without waiting for the route's signal: the memory measure's abandoned call. */
+/** The memory measure's abandoned call: a streamed execute of `endless` closed after its first piece; resolves once the route's signal aborted. */
 async function abandonExecute (server) {
   const key = `a${keys++}`
   const { aborted } = server.call(key)
   const { outgoing, response } = await send(server.port, executeTarget('endless', { key }))
   await once(response, 'data')
   outgoing.destroy()
-  const { code } = await aborted
-  return { code }
+  await aborted
 }
 
 /** `tools/call` of `endless` in a 2025-11-25 session, cancelled once the route runs by `notifications/cancelled`. */
