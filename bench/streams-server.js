@@ -6,6 +6,7 @@
 // - `endless`: a line every 10 ms until its `request.svc.signal` aborts (no deadline: `timeout: 0`).
 // Times are wall-clock milliseconds, `performance.timeOrigin + performance.now()`, the clock the parent reads
 // too; the parent estimates the offset between the two processes' clocks over IPC (`clock`).
+import { ServerResponse } from 'node:http'
 import { PassThrough, Readable } from 'node:stream'
 import { writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector/promises'
@@ -30,6 +31,26 @@ let active = 0
 
 const app = Fastify()
 await app.register(svcManifest, { ...manifestOptions, svc: '0.5.0', mcp: true, channels: { feed: { description: 'A feed' } } })
+
+/**
+ * Milliseconds from a `ticks` line's write by the route to the write of its bytes on the caller's response
+ * (`res.write`), inside the server: what the relay adds before the socket, free of the caller's scheduling.
+ */
+const handedOver = { direct: [], streamed: [] }
+app.addHook('preHandler', async (request, reply) => {
+  const raw = reply.raw
+  // The caller's response only (the route's inner response in an execute is not one), and only for `ticks`:
+  // the relay rate is measured without this.
+  if (!(raw instanceof ServerResponse)) return
+  const side = request.url.startsWith('/ticks') ? 'direct' : request.url === '/svc/execute' && request.body?.command === 'ticks' ? 'streamed' : undefined
+  if (side === undefined) return
+  const write = raw.write
+  raw.write = function (chunk, ...rest) {
+    const at = /"at":([0-9.]+)/.exec(String(chunk))
+    if (at !== null) handedOver[side].push(now() - Number(at[1]))
+    return write.call(this, chunk, ...rest)
+  }
+})
 
 app.get('/lines', {
   schema: { querystring: { type: 'object', properties: { count: { type: 'integer', minimum: 1, maximum: LINES.length, default: LINES.length } } } },
@@ -127,6 +148,10 @@ process.on('message', async (message) => {
     process.send({ type: 'cpu', micros: user + system })
   } else if (message.type === 'floor') {
     process.send({ type: 'floor', micros: pieceFloor() })
+  } else if (message.type === 'handed-over') {
+    process.send({ type: 'handed-over', ...handedOver })
+    handedOver.direct = []
+    handedOver.streamed = []
   } else if (message.type === 'clock') {
     process.send({ type: 'clock', at: now() })
   } else if (message.type === 'active') {

@@ -2,7 +2,7 @@
 // - relay rate: a streamed execute of a route that sends 10,000 NDJSON lines of 100 B against a GET of the same
 //   route, by the server's CPU time per piece (and pieces per second), rounds alternating;
 // - latency: from the route's write of a line to the caller's read of it, read directly and through a streamed
-//   execute;
+//   execute; and, inside the server, to the write of its bytes on the caller's response;
 // - cancellation: from the caller's abort (execute's connection closed; MCP `notifications/cancelled` in a
 //   2025-11-25 session; a 2026-07-28 request closed) to the route's `request.svc.signal` aborting;
 // - memory: the server's heap after full collections, before and after abandoned calls of an endless stream.
@@ -50,9 +50,16 @@ export async function measureStreams ({ rounds, duration, latencySamples }) {
     const blocks = Math.max(2, Math.round(latencySamples / 500))
     const count = Math.ceil(latencySamples / blocks) + LATENCY_WARMUP
     const latency = { direct: [], streamed: [] }
+    const inServer = { direct: [], streamed: [] }
+    await server.ask('handed-over')
     for (let block = 0; block < blocks; block++) {
       latency.direct.push(...await latencies(server.port, { method: 'GET', path: `/ticks?count=${count}&interval=${TICK_INTERVAL}` }, clock.offset, false, count))
       latency.streamed.push(...await latencies(server.port, executeTarget('ticks', { count, interval: TICK_INTERVAL }), clock.offset, true, count))
+      const handedOver = await server.ask('handed-over')
+      for (const side of ['direct', 'streamed']) {
+        if (handedOver[side].length !== count) throw new Error(`the server saw ${handedOver[side].length} lines of ticks written to the ${side} caller's response, not ${count}`)
+        inServer[side].push(...handedOver[side].slice(LATENCY_WARMUP))
+      }
     }
     const floor = await server.ask('floor')
     const of = (side, field) => median(sides[side].map((round) => round[field]))
@@ -65,7 +72,8 @@ export async function measureStreams ({ rounds, duration, latencySamples }) {
       streamedRate: of('streamed', 'rate'),
       clock,
       floor: floor.micros,
-      latency: { direct: percentiles(latency.direct), streamed: percentiles(latency.streamed) }
+      latency: { direct: percentiles(latency.direct), streamed: percentiles(latency.streamed) },
+      inServer: { direct: percentiles(inServer.direct), streamed: percentiles(inServer.streamed) }
     }
   } finally {
     await stopServer(server)
