@@ -6,13 +6,14 @@ import { cpus } from 'node:os'
 import { createRequire } from 'node:module'
 import { measureInvocation } from './invoke.js'
 import { measureMcp } from './mcp.js'
+import { LINE_BYTES, LINES, measureCancellation, measureStreams } from './streams.js'
 import { measureThroughput } from './throughput.js'
 import { fixed, formatTable, median, runScript, thousands, verdict } from './stats.js'
 
 const quick = process.argv.includes('--quick')
 const settings = quick
-  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3, sequences: 200, injections: 2000, fanoutRounds: 5, latencySamples: 200, subscriberCycles: 1000 }
-  : { rounds: 5, duration: 3, profileDuration: 2, startupPairs: 9, appPairs: 15, memoryRounds: 3, importRounds: 21, sequences: 1000, injections: 20000, fanoutRounds: 30, latencySamples: 2000, subscriberCycles: 10000 }
+  ? { rounds: 2, duration: 1, profileDuration: 1, startupPairs: 2, appPairs: 2, memoryRounds: 1, importRounds: 3, sequences: 200, injections: 2000, fanoutRounds: 5, latencySamples: 200, subscriberCycles: 1000, cancelSamples: 30, abandonedCalls: 300 }
+  : { rounds: 5, duration: 3, profileDuration: 2, startupPairs: 9, appPairs: 15, memoryRounds: 3, importRounds: 21, sequences: 1000, injections: 20000, fanoutRounds: 30, latencySamples: 2000, subscriberCycles: 10000, cancelSamples: 200, abandonedCalls: 1000 }
 const THROUGHPUT_COMMANDS = [50, 1000]
 const STARTUP_COMMANDS = [1000, 10000]
 const APP_ROUTES = [20, 200]
@@ -34,6 +35,7 @@ const benchmarks = {
   throughput: throughputBenchmark,
   invocation: invocationBenchmark,
   mcp: mcpBenchmark,
+  streams: streamsBenchmark,
   realtime: realtimeBenchmark,
   startup: startupBenchmark,
   'app-start': appStartBenchmark,
@@ -114,6 +116,62 @@ async function mcpBenchmark () {
   }
   console.log(`\n### MCP (${settings.rounds} alternating rounds of ${settings.duration} s, 10 connections; ratio: execute's server CPU per request over the MCP request's, median [min–max] of the rounds)\n`)
   console.log(formatTable(['Request', 'Commands', 'Execute µs/req', 'MCP µs/req', 'Execute / MCP', 'Goal', 'Result'], rows))
+}
+
+/**
+ * Streams and cancellation (DESIGN §11): a streamed execute's relay against reading the route directly (server
+ * CPU per piece, alternating rounds), write → read latency of a piece, abort → `request.svc.signal` latency by
+ * each way a caller cancels, and the server's heap over abandoned calls of an endless stream.
+ */
+async function streamsBenchmark () {
+  const streams = await measureStreams(settings)
+  const cpu = median(streams.cpuRatios)
+  const p99 = streams.latency.streamed.p99
+  const ms = (value) => `${fixed(value, 2)} ms`
+  console.log(`\n### Streams (${settings.rounds} alternating pairs of rounds of ${settings.duration} s, 4 callers; ${thousands(LINES)} NDJSON lines of ${LINE_BYTES} B per call; ratios: median of the per-pair ratios [min–max])\n`)
+  console.log(formatTable(['Comparison', 'Direct', 'Streamed execute', 'Ratio', 'Goal', 'Result'], [
+    ['server CPU µs per piece (direct / streamed)', fixed(streams.directCpu, 2), fixed(streams.streamedCpu, 2), rangeOf(streams.cpuRatios), '≥ 0.8', verdict(cpu >= 0.8)],
+    ['pieces/s', thousands(streams.directRate), thousands(streams.streamedRate), rangeOf(streams.rateRatios), '', ''],
+    [`route's write → caller's read, p50 / p99 / max (${thousands(streams.latency.streamed.samples)} pieces each, 1 every 2 ms, alternating calls)`,
+      `${ms(streams.latency.direct.p50)} / ${ms(streams.latency.direct.p99)} / ${ms(streams.latency.direct.max)}`,
+      `${ms(streams.latency.streamed.p50)} / ${ms(streams.latency.streamed.p99)} / ${ms(streams.latency.streamed.max)}`, '', 'p99 ≤ 2 ms', verdict(p99 <= 2)],
+    ['of it in the server: route\'s write → write on the caller\'s response, p50 / p99 / max',
+      `${ms(streams.inServer.direct.p50)} / ${ms(streams.inServer.direct.p99)} / ${ms(streams.inServer.direct.max)}`,
+      `${ms(streams.inServer.streamed.p50)} / ${ms(streams.inServer.streamed.p99)} / ${ms(streams.inServer.streamed.max)}`, '', '', '']
+  ]))
+  console.log(`\nThe design's own work per piece, timed in the server without I/O (JSON.parse of the line, JSON.stringify of its chunk frame): ${fixed(streams.floor, 2)} µs CPU; at the direct read's cost, a relay that did only that more would reach ${fixed(streams.directCpu / (streams.directCpu + streams.floor))}.`)
+  console.log(`\nClocks: both processes read performance.timeOrigin + performance.now(); the server's offset, ${fixed(streams.clock.offset, 3)} ms, is taken out (± ${fixed(streams.clock.roundTrip / 2, 3)} ms, half the least IPC round trip).`)
+  goals.push(['streamed execute: server CPU per piece vs reading the route directly (direct / streamed)', '≥ 0.8', fixed(cpu), verdict(cpu >= 0.8)])
+  goals.push(['streamed execute: route\'s write → caller\'s read of a piece, p99', '≤ 2 ms', ms(p99), verdict(p99 <= 2)])
+
+  const cancellation = await measureCancellation(settings)
+  const ways = [
+    ['execute', 'streamed execute: the caller closes its connection'],
+    ['session', 'MCP tools/call in a 2025-11-25 session: notifications/cancelled'],
+    ['modern', 'MCP tools/call, 2026-07-28: the client closes its request']
+  ]
+  console.log(`\n### Cancellation: the caller's abort → request.svc.signal aborting in the route (${cancellation.samples} calls each, interleaved)\n`)
+  console.log(formatTable(['Caller', 'p50', 'p99', 'max', 'Goal', 'Result'], ways.map(([name, label]) => {
+    const { p50, p99, max } = cancellation.latency[name]
+    return [label, ms(p50), ms(p99), ms(max), 'p99 ≤ 50 ms', verdict(p99 <= 50)]
+  })))
+  for (const [name, label] of ways) {
+    const { p99 } = cancellation.latency[name]
+    goals.push([`cancellation, ${label}: abort → signal, p99`, '≤ 50 ms', ms(p99), verdict(p99 <= 50)])
+  }
+  const memoryRows = [
+    ['execute', 'streamed execute, connection closed after the first piece'],
+    ['session', 'MCP 2025-11-25 session, notifications/cancelled']
+  ]
+  console.log('\n### Cancellation: server heap after full collections, before and after abandoned calls of an endless stream\n')
+  console.log(formatTable(['Abandoned calls', 'Calls', 'Heap before', 'Heap after', 'Growth', 'Goal', 'Result'], memoryRows.map(([name, label]) => {
+    const { count, before, after, growth } = cancellation.memory[name]
+    return [label, thousands(count), `${fixed(before / 2 ** 20, 2)} MiB`, `${fixed(after / 2 ** 20, 2)} MiB`, `${thousands(growth)} B`, '≤ 1 MB', verdict(growth <= 1e6)]
+  })))
+  for (const [name, label] of memoryRows) {
+    const { count, growth } = cancellation.memory[name]
+    goals.push([`heap after ${thousands(count)} abandoned calls of an endless stream (${label})`, '≤ 1 MB growth', `${thousands(growth)} B`, verdict(growth <= 1e6)])
+  }
 }
 
 /** Met when no serialising or hashing function runs and the handler's own code allocates no more than the baseline's. */
