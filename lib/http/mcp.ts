@@ -181,7 +181,7 @@ export class McpEndpoint {
   private async callWithProgress (request: FastifyRequest, command: string, args: Record<string, unknown>, signal: AbortSignal, progress: ToolCall['progress']): Promise<CallToolResult> {
     if (progress === undefined) return toolResultOf(await this.dispatcher.dispatch(request, command, args, { signal }))
     const notifier = new ProgressNotifier(progress)
-    const pieces = new PieceReader(this.dispatcher.streams(command), notifier.piece)
+    const pieces = new PieceReader(this.dispatcher.streams(command), ({ text, json }) => { notifier.piece(json ? text.trim() : JSON.stringify(text)) })
     // The pieces are read as the route writes them, and left to the response: the result is the buffered one.
     const tap: ResponseTap = { write: (response, chunk) => { pieces.write(response, chunk); return false } }
     const outcome = await this.dispatcher.dispatch(request, command, args, { signal, progress: notifier.report, tap })

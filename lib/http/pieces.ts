@@ -2,9 +2,20 @@ import { isUtf8 } from 'node:buffer'
 import { StringDecoder } from 'node:string_decoder'
 import { createParser, type EventSourceParser } from 'eventsource-parser'
 import type { InnerResponse } from './inner.js'
+import { isJsonText } from './json-text.js'
 
-/** One piece of a route's stream: its data, and `base64` when it is a chunk that is not valid UTF-8. */
-export type PieceHandler = (data: unknown, encoding?: 'base64') => void
+/**
+ * One piece of a route's stream, as its text: `json` when the text is one JSON value (a line or an event's
+ * data; a plain chunk never is), `base64` when it is a chunk that is not valid UTF-8. Whoever frames a piece
+ * on writes its JSON text as it is, which costs less than parsing it and serialising it again.
+ */
+export interface Piece {
+  text: string
+  json: boolean
+  encoding?: 'base64'
+}
+
+export type PieceHandler = (piece: Piece) => void
 
 /** How much of a piece not yet ended (a line, an event) the reader may hold, and what to do past it. */
 export interface PieceBound {
@@ -41,8 +52,8 @@ export class PieceReader {
     if (kind === 'held') return false
     if (kind === 'text') {
       const text = typeof chunk === 'string' || isUtf8(chunk) ? chunk.toString() : undefined
-      if (text === undefined) this.onPiece((chunk as Buffer).toString('base64'), 'base64')
-      else this.onPiece(text)
+      if (text === undefined) this.onPiece({ text: (chunk as Buffer).toString('base64'), json: false, encoding: 'base64' })
+      else this.onPiece({ text, json: false })
       return true
     }
     const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
@@ -82,8 +93,8 @@ export class PieceReader {
       this.parser = createParser({
         onEvent: ({ event, data }) => {
           this.held = 0
-          if (event === 'result') this.final = { value: parsed(data) }
-          else this.onPiece(parsed(data))
+          if (event === 'result') this.final = { value: valueOf(pieceOf(data)) }
+          else this.onPiece(pieceOf(data))
         }
       })
       return 'sse'
@@ -110,7 +121,7 @@ export class PieceReader {
 
   private piece (line: string): void {
     const text = line.endsWith('\r') ? line.slice(0, -1) : line
-    if (text.trim() !== '') this.onPiece(parsed(text))
+    if (text.trim() !== '') this.onPiece(pieceOf(text))
   }
 }
 
@@ -121,7 +132,7 @@ export class PieceReader {
  */
 export function bufferedPieces (contentType: string | undefined, body: string | Buffer): { value: unknown } | undefined {
   const pieces: unknown[] = []
-  const reader = new PieceReader(true, (data) => { pieces.push(data) })
+  const reader = new PieceReader(true, (piece) => { pieces.push(valueOf(piece)) })
   const kind = reader.kindFor(200, contentType)
   // Plain text is not cut here: a buffered call reads it as any other body.
   if (kind !== 'sse' && kind !== 'lines') return undefined
@@ -133,11 +144,11 @@ export function bufferedPieces (contentType: string | undefined, body: string | 
 /** How a `stream: true` command's body is cut into pieces; `held`: it is not, the response keeps it. */
 type PieceKind = 'held' | 'sse' | 'lines' | 'text'
 
-/** A piece's data: JSON when it parses, else the text. */
-function parsed (text: string): unknown {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return text
-  }
+function pieceOf (text: string): Piece {
+  return { text, json: isJsonText(text) }
+}
+
+/** A piece's value: what its JSON text says, else its text. */
+export function valueOf (piece: Piece): unknown {
+  return piece.json ? JSON.parse(piece.text) : piece.text
 }

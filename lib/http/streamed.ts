@@ -3,7 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http'
 import { CallCancelled, type Progress } from '../util/call-control.js'
 import type { InnerResponse, ResponseTap } from './inner.js'
 import type { Outcome } from './outcome.js'
-import { PieceReader } from './pieces.js'
+import { PieceReader, type Piece } from './pieces.js'
 import { EVENT_STREAM_HEAD } from '../util/event-stream.js'
 
 /**
@@ -22,11 +22,17 @@ export class StreamRelay implements ResponseTap {
   /** Aborts when the caller falls too far behind: with the caller's own signal, what bounds the call. */
   readonly behind = new AbortController()
   private readonly pieces: PieceReader
+  /** Frames of this turn of the event loop not yet written: they leave together, in one write. */
+  private pending = ''
+  private readonly flush = (): void => {
+    const frames = this.pending
+    this.pending = ''
+    // Written to a response whose caller left, frames go nowhere, without an error.
+    if (frames !== '') this.reply.raw.write(frames)
+  }
 
   constructor (private readonly reply: FastifyReply, streams: boolean, private readonly limit: number) {
-    this.pieces = new PieceReader(streams, (data, encoding) => {
-      this.frame(encoding === undefined ? { type: 'chunk', data } : { type: 'chunk', data, encoding })
-    }, {
+    this.pieces = new PieceReader(streams, (piece) => { this.chunk(piece) }, {
       // The route's bytes go to the caller, not to the response that counts them: a piece is held to the budget here.
       limit,
       onOverflow: () => {
@@ -57,14 +63,28 @@ export class StreamRelay implements ResponseTap {
     } else {
       this.frame({ type: 'error', error: outcome.error }, true)
     }
+    this.flush()
     if (!this.reply.raw.destroyed) this.reply.raw.end()
   }
 
   /**
-   * Sends one frame, committing the answer first. Once the caller is too far behind, only the closing
-   * `error` frame (`last`) is still written.
+   * A `chunk` frame. A piece's JSON text is written into the frame as it is, unless it spans lines, which
+   * would break the event.
    */
+  private chunk (piece: Piece): void {
+    if (piece.json && !LINE_BREAK.test(piece.text)) this.send(`data: {"type":"chunk","data":${piece.text}}\n\n`)
+    else this.frame(piece.encoding === undefined ? { type: 'chunk', data: piece.text } : { type: 'chunk', data: piece.text, encoding: piece.encoding })
+  }
+
   private frame (value: Record<string, unknown>, last = false): void {
+    this.send(`data: ${JSON.stringify(value)}\n\n`, last)
+  }
+
+  /**
+   * Sends one frame, committing the answer first. Once the caller is too far behind, only the closing
+   * `error` frame (`last`) is still written. The frames of one turn of the event loop leave in one write.
+   */
+  private send (frame: string, last = false): void {
     const raw = this.reply.raw
     if (raw.destroyed || (this.behind.signal.aborted && !last)) return
     if (!this.committed) {
@@ -74,12 +94,15 @@ export class StreamRelay implements ResponseTap {
       const headers = { ...this.reply.getHeaders(), ...EVENT_STREAM_HEAD } as OutgoingHttpHeaders
       raw.writeHead(200, headers)
     }
-    raw.write(`data: ${JSON.stringify(value)}\n\n`)
-    if (raw.writableLength > this.limit && !last) {
+    if (this.pending === '') process.nextTick(this.flush)
+    this.pending += frame
+    if (raw.writableLength + this.pending.length > this.limit && !last) {
       this.behind.abort(new CallCancelled(413, 'PAYLOAD_TOO_LARGE', `The caller read the stream more slowly than the route wrote it: more than ${this.limit} bytes (invoke.maxResultBytes) waited to be sent, and the call was cancelled.`))
     }
   }
 }
+
+const LINE_BREAK = /[\r\n]/
 
 /** Whether an `Accept` header asks for an event stream: it lists `text/event-stream` and not `application/json`. */
 export function acceptsEventStream (accept: string | undefined): boolean {

@@ -37,9 +37,9 @@ export class ProgressNotifier {
     }, wait)
   }
 
-  readonly piece = (data: unknown): void => {
+  /** A piece, as its JSON text. */
+  readonly piece = (text: string): void => {
     if (this.ended) return
-    const text = JSON.stringify(data) ?? 'null'
     this.notify({ progress: this.last + 1, message: text.length > MAX_PIECE_MESSAGE ? text.slice(0, MAX_PIECE_MESSAGE) : text })
   }
 

@@ -72,12 +72,12 @@ export class CallControl implements CallLink, CancelSource, Abortable {
   }
 
   abort (reason: CallCancelled): void {
-    if (this.reason !== undefined) return
-    this.reason = reason
-    this.controller?.abort(reason)
+    // The first reason is the call's; the listeners ran with it.
+    this.reason ??= reason
+    this.controller?.abort(this.reason)
     const listeners = this.listeners
     this.listeners = undefined
-    if (listeners !== undefined) for (const listener of listeners) listener()
+    listeners?.forEach((listener) => { listener() })
   }
 
   addEventListener (_type: 'abort', listener: () => void): void {

@@ -16,10 +16,12 @@ interface Seen {
   aborted: unknown[]
   rawClosed: number
   finished: number
+  /** What `request.svc.signal` said when the idiom route, which never read it before, read it at its request's close. */
+  readLate: unknown[]
 }
 
 function seen (): Seen {
-  return { started: 0, aborted: [], rawClosed: 0, finished: 0 }
+  return { started: 0, aborted: [], rawClosed: 0, finished: 0, readLate: [] }
 }
 
 /** A job that runs until told to stop: it watches `request.svc.signal`. */
@@ -42,7 +44,14 @@ function jobRoutes (log: Seen, svcTimeout?: number) {
     // Ignores the signal; stops only when its request closes (the common idiom).
     app.get('/idiom', { svc: { name: 'idiom', description: 'Listens to close only' } }, async (request, reply) => {
       log.started++
-      await new Promise<void>((resolve) => { request.raw.on('close', () => { log.rawClosed++; resolve() }) })
+      await new Promise<void>((resolve) => {
+        request.raw.on('close', () => {
+          log.rawClosed++
+          const { signal } = request.svc
+          log.readLate.push(signal.aborted ? signal.reason : 'not aborted')
+          resolve()
+        })
+      })
       return reply.send({ never: 'read' })
     })
   }
@@ -103,6 +112,7 @@ t.test('svc.timeout is the command\'s own deadline; 0 is none', async (t) => {
   const began = Date.now()
   while (log.rawClosed < 2 && Date.now() - began < 3000) await pause(10)
   t.equal(log.rawClosed, 2, 'the caller going away closes the route\'s request')
+  t.match(log.readLate, [{ name: 'AbortError', status: 503, message: /caller went away/ }], 'a signal first read after the call was cancelled is aborted, with its cause')
 })
 
 t.test('the execute caller going away aborts the route\'s signal with its cause', async (t) => {
