@@ -14,7 +14,7 @@ import { together, withHint } from '../problems.js'
 import { describeType, fieldsOf, paramOf, typeRefOf, type SchemaLookup } from './type-map.js'
 import { SharedTypes } from './shared-types.js'
 import { propertiesOf, type Schema } from '../schema/schema.js'
-import { paginationOf } from './pagination.js'
+import { servedPagination } from './pagination.js'
 
 export interface BuiltManifest {
   manifest: Manifest
@@ -162,7 +162,7 @@ function buildCommand (source: CommandSource, registry: SchemaLookup): ManifestC
   if (source.auth !== undefined) command.auth = source.auth
   if (source.scopes !== undefined && source.scopes.length > 0) command.requiredScopes = source.scopes
   if (source.rateLimit !== undefined) command.rateLimit = source.rateLimit
-  if (source.paginated !== undefined) command.paginated = paginationOf(source.route, source.paginated, params ?? {})
+  if (source.paginated !== undefined) command.paginated = servedPagination(source.route, source.paginated, params ?? {})
   if (source.examples !== undefined && source.examples.length > 0) command.examples = source.examples
   if (source.deprecated === true) command.deprecated = true
   return command

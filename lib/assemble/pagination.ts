@@ -1,5 +1,6 @@
 import { FST_SVC_INVALID_PAGINATION } from '../errors.js'
-import { paginationParams, SURF_PAGINATION, type Pagination } from '../collect/pagination.js'
+import { paginationParams } from '../collect/pagination.js'
+import { SURF_PAGINATION, type Pagination } from '../manifest/pagination.js'
 import type { ManifestCommand, ManifestParam } from '../manifest/types.js'
 
 /**
@@ -7,7 +8,7 @@ import type { ManifestCommand, ManifestParam } from '../manifest/types.js'
  * with the result's field names that are not Surf's. The route must take the params a caller walks the pages
  * with, else `FST_SVC_INVALID_PAGINATION` names the ones it lacks.
  */
-export function paginationOf (route: string, pagination: Pagination, params: Readonly<Record<string, ManifestParam>>): NonNullable<ManifestCommand['paginated']> {
+export function servedPagination (route: string, pagination: Pagination, params: Readonly<Record<string, ManifestParam>>): NonNullable<ManifestCommand['paginated']> {
   const missing = paginationParams(pagination).filter((name) => !Object.hasOwn(params, name))
   if (missing.length > 0) {
     const names = missing.map((name) => `"${name}"`).join(' and ')

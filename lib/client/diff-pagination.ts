@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { ManifestCommand } from '../manifest/types.js'
+import { paginationOf, SURF_PAGINATION, type Pagination } from '../manifest/pagination.js'
 import { show, type ChangeLog } from './changes.js'
 
 type RateLimit = ManifestCommand['rateLimit']
@@ -16,9 +17,6 @@ function rate (limit: NonNullable<RateLimit>): string {
   return `${show(limit.maxRequests)} requests per ${show(limit.windowMs)} ms`
 }
 
-/** Surf's defaults, which `paginated: true` stands for. */
-const SURF_DEFAULTS = { style: 'cursor', defaultLimit: 20, maxLimit: 100, items: 'items', next: 'nextCursor', total: 'total' }
-
 /**
  * A command that becomes paginated answers its first page where it answered the whole list, and one that
  * changes its style or the result's field names is walked another way: a client written for the old manifest
@@ -26,8 +24,8 @@ const SURF_DEFAULTS = { style: 'cursor', defaultLimit: 20, maxLimit: 100, items:
  */
 export function diffPagination (log: ChangeLog, command: string, old: Paginated, now: Paginated): void {
   if (isDeepStrictEqual(old, now)) return
-  const before = settingsOf(old)
-  const after = settingsOf(now)
+  const before = paginationOf(old)
+  const after = paginationOf(now)
   if (after === undefined) {
     log.add(false, 'paginated.changed', command, `command ${command} is no longer paginated`)
     return
@@ -36,14 +34,8 @@ export function diffPagination (log: ChangeLog, command: string, old: Paginated,
     log.add(true, 'paginated.changed', command, `command ${command} is now paginated: it answers one page at a time`)
     return
   }
-  const walk = ['style', 'items', 'next', 'total'] as const
-  const changed = Object.keys(SURF_DEFAULTS).filter((key) => before[key] !== after[key])
+  const walk: ReadonlyArray<keyof Pagination> = ['style', 'items', 'next', 'total']
+  const changed = (Object.keys(SURF_PAGINATION) as Array<keyof Pagination>).filter((key) => before[key] !== after[key])
   const parts = changed.map((key) => `${key} ${show(before[key])} → ${show(after[key])}`)
   log.add(walk.some((key) => changed.includes(key)), 'paginated.changed', command, `command ${command}: pagination changed (${parts.join(', ')})`)
-}
-
-/** A `paginated` value with every setting filled in; undefined when the command is not paginated (Surf may say `false`). */
-function settingsOf (paginated: Paginated | boolean): Record<string, unknown> | undefined {
-  if (paginated === undefined || paginated === false) return undefined
-  return paginated === true ? SURF_DEFAULTS : { ...SURF_DEFAULTS, ...paginated }
 }

@@ -1,31 +1,13 @@
 import { isPlainObject } from '../util/objects.js'
 import { invalid } from './checks.js'
-
-/** How a paginated command walks its pages (Surf §8), every setting filled in. */
-export interface Pagination {
-  /** `'cursor'`: the caller sends back the `next` field of a page; `'offset'`: it counts the items it has. */
-  style: 'cursor' | 'offset'
-  defaultLimit: number
-  maxLimit: number
-  /** The field of the result that holds the page's items. */
-  items: string
-  /** The field of a cursor page that holds the next page's cursor (null or absent: the last page). */
-  next: string
-  /** The field of the result that holds the number of items across all pages, when the route says it. */
-  total: string
-}
-
-/** Surf's defaults (§8.3, §8.4): what `paginated: true` means. */
-export const SURF_PAGINATION: Readonly<Pagination> = Object.freeze({
-  style: 'cursor', defaultLimit: 20, maxLimit: 100, items: 'items', next: 'nextCursor', total: 'total'
-})
+import { SURF_PAGINATION, type Pagination } from '../manifest/pagination.js'
 
 const KEYS = ['style', 'defaultLimit', 'maxLimit', 'items', 'next', 'total']
 
 /**
  * `svc.paginated`: `true` (Surf's defaults), `false` (not paginated) or `{ style?, defaultLimit?, maxLimit?,
  * items?, next?, total? }`, each left out taking Surf's default. The route's params are checked when the
- * manifest is built (see paginationProblem).
+ * manifest is built (lib/assemble/pagination.ts).
  */
 export function readPaginated (value: unknown, route: string): Pagination | undefined {
   if (value === false) return undefined

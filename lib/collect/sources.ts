@@ -1,7 +1,7 @@
 import type { Schema } from '../schema/schema.js'
 import type { SvcHints } from './svc-option.js'
 import type { RateLimit } from './rate-limit.js'
-import type { Pagination } from './pagination.js'
+import type { Pagination } from '../manifest/pagination.js'
 
 /**
  * The route `config` key that sends a command's calls through `app.inject()` instead of the in-memory
