@@ -109,3 +109,6 @@ export const FST_SVC_INVALID_EXAMPLE = createError('FST_SVC_INVALID_EXAMPLE', 'I
 
 /** The credential lacks a scope that `svc.scopes` requires (403, with an `insufficient_scope` challenge). */
 export const FST_SVC_INSUFFICIENT_SCOPE = createError('FST_SVC_INSUFFICIENT_SCOPE', '%s', 403)
+
+/** A command with `svc.paginated` whose params lack the position (`cursor` or `offset`) or `limit` (at `ready()`). */
+export const FST_SVC_INVALID_PAGINATION = createError('FST_SVC_INVALID_PAGINATION', 'Invalid pagination: %s', 500)

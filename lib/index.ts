@@ -116,7 +116,7 @@ export default svcManifest
 
 export { checksumOf } from './client/checksum.js'
 export * from './errors.js'
-export type { SvcExample, SvcHints, SvcRouteOptions } from './collect/svc-option.js'
+export type { SvcExample, SvcHints, SvcPagination, SvcRateLimit, SvcRouteOptions } from './collect/svc-option.js'
 export type {
   Manifest, ManifestAuth, ManifestChannel, ManifestCommand, ManifestEvent, ManifestExample, ManifestField, ManifestHints,
   ManifestParam, ManifestProperty, ManifestType, ManifestTypeRef, ManifestV05, ManifestV1, SvcLayout

@@ -48,6 +48,12 @@ describe('fastify-svc-manifest/client', () => {
     expect(client.stream<{ id: number }, null>('export', {}, { token: 't', signal: AbortSignal.timeout(1), onProgress: () => {} })).type.toBe<AsyncGenerator<{ id: number }, null, undefined>>()
   })
 
+  test('paginate yields the items of every page', () => {
+    const client = createManifestClient({ url: 'https://x.example' })
+    expect(client.paginate('teas')).type.toBe<AsyncGenerator<unknown, void, undefined>>()
+    expect(client.paginate<{ sku: string }>('teas', { tag: 'green' }, { token: 't' })).type.toBe<AsyncGenerator<{ sku: string }, void, undefined>>()
+  })
+
   test('verify, diff and checksum take manifests', () => {
     expect(verifyManifest).type.toBeCallableWith({})
     expect(verifyManifest({})).type.toBe<VerifyResult>()

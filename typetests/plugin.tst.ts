@@ -118,6 +118,12 @@ describe('the app.svc decorator and the request', () => {
     expect(app.register).type.toBeCallableWith(svcManifest, { ...options, invoke: { timeout: 0 } })
   })
 
+  test('svc.rateLimit and svc.paginated', () => {
+    expect(app.get).type.toBeCallableWith('/teas', { svc: { description: 'Teas', paginated: true, rateLimit: { maxRequests: 5, windowMs: 1000 } } }, async () => null)
+    expect(app.get).type.toBeCallableWith('/articles', { svc: { description: 'Articles', paginated: { style: 'offset', items: 'articles', total: 'articlesCount' } } }, async () => null)
+    expect(app.get).type.not.toBeCallableWith('/teas', { svc: { description: 'Teas', paginated: { style: 'page' } } }, async () => null)
+  })
+
   test('checksumOf takes the commands map', () => {
     expect(checksumOf).type.toBeCallableWith({ search: { description: 'Search' } })
     expect(checksumOf({})).type.toBe<string>()

@@ -22,6 +22,8 @@ export interface ShopOptions {
    * (server.js turns it on).
    */
   longRunning?: boolean | { tick: number }
+  /** Add `products`: the catalogue a page at a time (paginated, rate-limited). Default false (server.js turns it on). */
+  products?: boolean
 }
 
 export declare function buildShop (options?: ShopOptions): Promise<FastifyInstance>

@@ -3,6 +3,7 @@
 // Register the manifest plugin first (awaited), then the routes it should see.
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
+import rateLimit from '@fastify/rate-limit'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import svcManifest from 'fastify-svc-manifest'
@@ -38,9 +39,10 @@ const CATALOGUE = [
  * /.well-known/api-catalog and /llms.txt, for agents that know only the address. `longRunning: true` adds
  * two commands that take a few seconds (server.js turns it on): `orders.live`, a stream of orders, and
  * `report.build`, a job that reports its progress; `{ tick }` sets the milliseconds between their steps
- * (default 600).
+ * (default 600). `products: true` adds `products`, the catalogue page by page, rate-limited by
+ * @fastify/rate-limit (server.js turns it on).
  */
-export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, ui = false, discovery = false, redis, longRunning = false } = {}) {
+export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3000', mcp = false, ui = false, discovery = false, redis, longRunning = false, products = false } = {}) {
   const app = Fastify()
   await app.register(svcManifest, {
     svc: layout,
@@ -65,6 +67,7 @@ export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3
   registerCatalogue(app)
   registerCart(app, layout)
   if (longRunning !== false) registerLongRunning(app, longRunning === true ? DEFAULT_TICK : longRunning.tick)
+  if (products) await registerProducts(app)
   return app
 }
 
@@ -91,6 +94,35 @@ function registerCatalogue (app) {
     const { q, limit } = request.query
     const needle = q.toLowerCase()
     return CATALOGUE.filter((product) => product.name.toLowerCase().includes(needle)).slice(0, limit)
+  })
+}
+
+/**
+ * The whole catalogue, two products a page: a paginated command (Surf's cursor style) whose manifest entry
+ * tells an agent how to walk the pages, and how fast it may call (the route's own @fastify/rate-limit config,
+ * read into the manifest as `rateLimit`).
+ */
+async function registerProducts (app) {
+  await app.register(rateLimit, { global: false })
+  app.get('/products', {
+    config: { rateLimit: { max: 60, timeWindow: '1 minute' } },
+    svc: {
+      description: 'Every product of the catalogue, a page at a time',
+      params: Type.Object({
+        cursor: Type.Optional(Type.String({ description: 'The nextCursor of the page before' })),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 2 }))
+      }),
+      returns: Type.Object({ items: Type.Array(Type.Ref('Product')), nextCursor: Type.Union([Type.String(), Type.Null()]) }),
+      tags: ['catalogue'],
+      hints: { idempotent: true, sideEffects: false },
+      paginated: { defaultLimit: 2, maxLimit: 10 }
+    }
+  }, async (request) => {
+    const { cursor, limit } = request.query
+    // The cursor is the index of the page's first product: opaque to the caller, who only sends it back.
+    const start = cursor === undefined ? 0 : Number(cursor)
+    const end = start + limit
+    return { items: CATALOGUE.slice(start, end), nextCursor: end < CATALOGUE.length ? String(end) : null }
   })
 }
 

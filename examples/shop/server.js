@@ -10,13 +10,14 @@ import { buildShop, DEMO_TOKEN } from './app.js'
 const port = await portToUse(Number(process.env.PORT ?? 3000))
 const baseUrl = `http://127.0.0.1:${port}`
 const mcp = process.env.SVC_MCP === '1'
-const app = await buildShop({ layout: process.env.SVC_LAYOUT, baseUrl, mcp, ui: true, discovery: true, longRunning: true, redis: process.env.REDIS_URL })
+const app = await buildShop({ layout: process.env.SVC_LAYOUT, baseUrl, mcp, ui: true, discovery: true, longRunning: true, products: true, redis: process.env.REDIS_URL })
 await app.listen({ host: '127.0.0.1', port })
 
 console.log(`Manifest: ${baseUrl}/.well-known/svc.json`)
 console.log(`Browse it and try the commands: ${baseUrl}/svc/ui`)
 console.log(`For a language model: ${baseUrl}/llms.txt`)
 console.log(`Call a command: curl -s ${baseUrl}/svc/execute -H 'content-type: application/json' -d '{"command":"search","params":{"q":"tea"}}'`)
+console.log(`Every product, page by page: svc-manifest call ${baseUrl} products --all-pages`)
 console.log(`Watch a command stream: curl -N ${baseUrl}/svc/execute -H 'content-type: application/json' -d '{"command":"orders.live","params":{},"stream":true}'`)
 if (mcp) console.log(`MCP (Streamable HTTP): ${baseUrl}/mcp`)
 console.log(`Cart commands need: Authorization: Bearer ${DEMO_TOKEN}`)

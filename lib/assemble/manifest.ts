@@ -14,6 +14,7 @@ import { together, withHint } from '../problems.js'
 import { describeType, fieldsOf, paramOf, typeRefOf, type SchemaLookup } from './type-map.js'
 import { SharedTypes } from './shared-types.js'
 import { propertiesOf, type Schema } from '../schema/schema.js'
+import { servedPagination } from './pagination.js'
 
 export interface BuiltManifest {
   manifest: Manifest
@@ -97,6 +98,8 @@ function buildCommands (sources: CommandSource[], registry: SchemaLookup, proble
 function singletonRule (sources: CommandSource[], built: Map<CommandSource, ManifestCommand>, types: Record<string, ManifestType>): (source: CommandSource) => boolean {
   let collections: Set<string> | undefined
   return (source) => {
+    // A paginated command answers one page of a list: an object, which is still a list.
+    if (source.paginated !== undefined) return false
     if (!answersOne(built.get(source)?.returns, types)) return false
     collections ??= collectionShapes(sources.map(({ url }) => url))
     return !collections.has(urlShape(source.url))
@@ -158,6 +161,8 @@ function buildCommand (source: CommandSource, registry: SchemaLookup): ManifestC
   if (source.stream === true) command.stream = true
   if (source.auth !== undefined) command.auth = source.auth
   if (source.scopes !== undefined && source.scopes.length > 0) command.requiredScopes = source.scopes
+  if (source.rateLimit !== undefined) command.rateLimit = source.rateLimit
+  if (source.paginated !== undefined) command.paginated = servedPagination(source.route, source.paginated, params ?? {})
   if (source.examples !== undefined && source.examples.length > 0) command.examples = source.examples
   if (source.deprecated === true) command.deprecated = true
   return command

@@ -7,17 +7,22 @@ import { CliError, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, pret
 import { untilInterrupted } from './streams.js'
 
 /**
- * `svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream]`: calls a command
+ * `svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream | --all-pages]`: calls a command
  * through the service's execute endpoint and prints its result as JSON. `<url>` is the manifest's URL, or
  * just the service's origin (the manifest is then at `/.well-known/svc.json`, else Surf's
  * `/.well-known/surf.json`). With `--stream`, a streamed execute: one JSON line per piece as it arrives,
  * then `{"result":…}`; Ctrl-C (or `signal`, for a program running the CLI) cancels the call on the server.
+ * With `--all-pages`, every item of a paginated command, page by page, one JSON line each.
  */
 export async function callCommand ([source, command, ...assignments]: string[], values: Record<string, unknown>, timeout: number, signal?: AbortSignal): Promise<number> {
   if (!isUrl(source)) throw usage(`call takes the http(s) URL of a manifest or a service; got "${source}"`)
   const params = readParamsOption(values.params as string | undefined)
   const given = assignments.map(readAssignment)
   const token = values.token as string | undefined
+  if (values['all-pages'] === true) {
+    if (values.stream === true) throw usage('--all-pages and --stream do not go together: --all-pages reads whole pages')
+    return await printAllPages(source, command, params, given, token, timeout)
+  }
   if (values.stream !== true) {
     const { client, manifest } = await connect(source, timeout)
     typeParams(params, given, manifest, command)
@@ -48,6 +53,18 @@ export async function callCommand ([source, command, ...assignments]: string[], 
     end.release()
   }
   return code
+}
+
+/** `--all-pages`: every item of a paginated command, one JSON line each, as the pages come. */
+async function printAllPages (source: string, command: string, params: Record<string, unknown>, given: Array<[string, string]>, token: string | undefined, timeout: number): Promise<number> {
+  const { client, manifest } = await connect(source, timeout)
+  typeParams(params, given, manifest, command)
+  try {
+    for await (const item of client.paginate(command, params, { token })) print(JSON.stringify(item))
+  } catch (error) {
+    throw failure(command, error)
+  }
+  return EXIT_OK
 }
 
 /** Types the `name=value` params as the manifest declares them, over `--params`. */

@@ -30,7 +30,7 @@ const COMMANDS: Record<string, Command> = {
   check: { positionals: ['url|file'], options: { ...common, strict: { type: 'boolean' } }, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...common, json: { type: 'boolean' } }, run: diffCommand },
   generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand },
-  call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' }, stream: { type: 'boolean' } }, run: call },
+  call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' }, stream: { type: 'boolean' }, 'all-pages': { type: 'boolean' } }, run: call },
   mcp: { positionals: ['url'], options: { ...common, token: { type: 'string' } }, run: mcp },
   events: { positionals: ['url'], options: { ...common, events: { type: 'string' }, token: { type: 'string' } }, run: events },
   watch: { positionals: ['url', 'channel', 'key'], options: { ...common, token: { type: 'string' } }, run: watch }

@@ -5,7 +5,7 @@ Commands:
   check <url|file> [--strict]    Validate a manifest: schema of its layout and checksum
   diff <before> <after>          List breaking and non-breaking changes between two manifests
   generate <module> [--out file] Write the manifest of a Fastify app without starting a server
-  call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream]
+  call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream | --all-pages]
                                  Call a command through the service's execute endpoint
   mcp <url> [--token T]          Serve the service's commands as MCP tools on stdio
   events <url>                   Print the service's events as they happen, one JSON line each
@@ -70,7 +70,7 @@ Options:
 
 Exit codes: 0 written, 2 usage error, or the module could not be loaded or started in time.`,
 
-  call: `Usage: svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream] [--timeout seconds]
+  call: `Usage: svc-manifest call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream | --all-pages] [--timeout seconds]
 
 Calls <command> through the service's execute endpoint (found in the manifest's Link header, else
 /svc/execute on the manifest's origin) and prints its result as JSON. <url> is the manifest's URL, or
@@ -86,6 +86,8 @@ Options:
   --stream              Ask for a streamed execute: print one JSON line per piece as the command
                         writes it, then {"result":...} when its final result is not null. Ctrl-C
                         cancels the call on the service
+  --all-pages           For a paginated command: call it page by page (its manifest's paginated says
+                        how) and print every item, one JSON line each
   --timeout <seconds>   Give up on each request (manifest, then command) after this long (default 10);
                         with --stream, on the command's until its stream opens
 

@@ -9,6 +9,7 @@ export type ChangeKind =
   | 'type.removed' | 'type.added' | 'type.changed'
   | 'constraint.changed' | 'property.added' | 'property.removed' | 'property.required-changed' | 'field.type-changed'
   | 'default.changed' | 'scopes.changed' | 'examples.changed' | 'deprecated.changed' | 'stream.changed'
+  | 'rateLimit.changed' | 'paginated.changed'
 
 export interface Change {
   kind: ChangeKind

@@ -8,6 +8,7 @@ import { createInvoker, endpointOf, SURF_BASE_PATH, type Invoker } from './invok
 import { readerView } from './reader-view.js'
 import { consumeStream, type ChannelState, type StreamOptions, type SubscribeOptions, type SvcEvent } from './streams.js'
 import { checksumErrors, checksumMethodOf, schemaErrors } from './verify.js'
+import { paginate, type PaginateOptions } from './paginate.js'
 import { channelsBeside, DEFAULT_BASE_PATH, endpointsOf } from '../manifest/invocation.js'
 
 export interface ManifestClientOptions {
@@ -71,6 +72,12 @@ export interface ManifestClient extends Invoker {
    * `ManifestClientError` when the first connection fails or the service refuses the subscription.
    */
   subscribe (options: SubscribeOptions, onEvent: (event: SvcEvent) => void | Promise<void>): Promise<void>
+  /**
+   * Every item of a paginated command (its manifest's `paginated`), page by page, keeping the other params:
+   * `for await (const article of client.paginate('articles.list', { tag: 'tea' })) …`. Throws
+   * `SVC_CLIENT_NOT_PAGINATED` for a command its manifest does not declare paginated.
+   */
+  paginate<T = unknown>(command: string, params?: Record<string, unknown>, options?: PaginateOptions): AsyncGenerator<T, void, undefined>
   /** Watches one key of a channel: `onState` gets its latest state first, then every newer one. As `subscribe`. */
   watch (channel: string, key: string, options: StreamOptions, onState: (state: ChannelState) => void | Promise<void>): Promise<void>
 }
@@ -151,6 +158,7 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     execute: invoker.execute,
     stream: invoker.stream,
     pipeline: invoker.pipeline,
+    paginate: (command, params, options) => paginate(async () => cached?.manifest ?? (await get()).manifest, invoker.execute, command, params, options),
     subscribe,
     watch
   }

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ManifestCommand, ManifestParam, ManifestTypeRef, ManifestHints } from '../manifest/types.js'
 import { diffEntries, eachName, show, type ChangeLog } from './changes.js'
 import { diffDetails, mustBeSupplied, retypeBreaks } from './diff-fields.js'
+import { diffPagination, diffRateLimit } from './diff-pagination.js'
 
 export function diffCommands (log: ChangeLog, before: Record<string, ManifestCommand>, after: Record<string, ManifestCommand>): void {
   diffEntries(log, 'command', before, after, (name, old, now) => diffCommand(log, name, old, now))
@@ -15,6 +16,8 @@ function diffCommand (log: ChangeLog, name: string, old: ManifestCommand, now: M
   diffHints(log, name, old.hints, now.hints)
   // Either way a buffered call still works: whether pieces are streamed is the caller's to ask.
   if (old.stream !== now.stream) log.add(false, 'stream.changed', name, `command ${name} ${now.stream === true ? 'now streams its result' : 'no longer streams its result'}`)
+  diffRateLimit(log, name, old.rateLimit, now.rateLimit)
+  diffPagination(log, name, old.paginated, now.paginated)
   if (old.description !== now.description) log.add(false, 'description.changed', name, `command ${name}: description changed`)
   diffTags(log, name, old.tags, now.tags)
   if (!isDeepStrictEqual(old.examples, now.examples)) log.add(false, 'examples.changed', name, `command ${name}: examples changed`)

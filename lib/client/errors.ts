@@ -14,6 +14,7 @@ export type ManifestClientErrorCode =
   | 'SVC_CLIENT_NOT_A_STREAM'
   | 'SVC_CLIENT_TOO_LARGE'
   | 'SVC_CLIENT_NO_CHANNEL'
+  | 'SVC_CLIENT_NOT_PAGINATED'
 
 export interface ManifestClientErrorDetails {
   /** The HTTP status, for `SVC_CLIENT_HTTP_STATUS` and `SVC_CLIENT_INVALID_RESPONSE`. */

@@ -7,6 +7,7 @@ export type { GetOptions, ManifestClient, ManifestClientOptions, ManifestResult,
 export { CommandError } from './invoke.js'
 export type { CommandErrorBody, ExecuteOptions, InvokeOptions, PipelineOptions, PipelineResult, PipelineStep, PipelineStepResult, Progress, StreamCallOptions } from './invoke.js'
 export type { ChannelState, StreamOptions, SubscribeOptions, SvcEvent } from './streams.js'
+export type { PaginateOptions } from './paginate.js'
 export { diffManifests } from './diff.js'
 export type { Change, ChangeKind, ManifestDiff } from './changes.js'
 export { ManifestClientError } from './errors.js'

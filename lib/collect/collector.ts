@@ -8,6 +8,7 @@ import { DISPATCH_CONFIG, type CommandSource } from './sources.js'
 import { checkExamples, exampleTarget, type ExampleTarget } from './examples.js'
 import { readSvcOption, type DescriptionRule } from './svc-option.js'
 import { invalid } from './checks.js'
+import { routeRateLimit } from './rate-limit.js'
 
 /** Called for every route of a command, its HEAD twin and its prefixed twin included (auth hooks attach here). */
 export type CommandRouteListener = (routeOptions: RouteOptions, command: CommandSource) => void
@@ -83,6 +84,7 @@ export class RouteCollector {
       addRouteParamSources(command, routeSchema)
     }
     command.returns ??= responseSchema(routeOptions, command.route)
+    command.rateLimit ??= routeRateLimit(instance, routeOptions)
     if (routeOptions.bodyLimit !== undefined) command.bodyLimit = routeOptions.bodyLimit
     if (needsInject(routeOptions, command.route)) command.viaInject = true
     if (command.examples !== undefined) this.exampleTargets.push(exampleTarget(instance, routeOptions, command, command.examples))

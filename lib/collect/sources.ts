@@ -1,5 +1,7 @@
 import type { Schema } from '../schema/schema.js'
 import type { SvcHints } from './svc-option.js'
+import type { RateLimit } from './rate-limit.js'
+import type { Pagination } from '../manifest/pagination.js'
 
 /**
  * The route `config` key that sends a command's calls through `app.inject()` instead of the in-memory
@@ -59,6 +61,10 @@ export interface CommandSource {
   timeout?: number
   /** The route's own `bodyLimit` option, when it sets one. */
   bodyLimit?: number
+  /** `svc.rateLimit`, else the route's @fastify/rate-limit config. */
+  rateLimit?: RateLimit
+  /** `svc.paginated`, every setting filled in. */
+  paginated?: Pagination
   /** Calls go through `app.inject()`: a websocket route, or `config: { svcDispatch: 'inject' }`. */
   viaInject?: true
 }

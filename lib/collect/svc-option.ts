@@ -7,6 +7,8 @@ import { assertName, invalid, isDescription } from './checks.js'
 import { objectSchema, schemaObject } from './route-schemas.js'
 import { inspectSchema } from '../schema/check.js'
 import type { CommandSource } from './sources.js'
+import { readSvcRateLimit } from './rate-limit.js'
+import { readPaginated } from './pagination.js'
 
 export type SvcHints = ManifestHints
 
@@ -37,6 +39,32 @@ export interface SvcRouteOptions {
   stream?: boolean
   /** The command's own deadline in milliseconds for execute, pipeline steps and MCP (`0`: none); default `invoke.timeout`. */
   timeout?: number
+  /** Requests a caller may make per window; default: the route's @fastify/rate-limit `config.rateLimit`, when it says it in plain values. */
+  rateLimit?: SvcRateLimit
+  /** The route answers one page of a list (Surf §8); `true`: a cursor walk with Surf's defaults. Its params must include `cursor` (or `offset`) and `limit`. */
+  paginated?: boolean | SvcPagination
+}
+
+/** `svc.rateLimit`: how many requests a caller may make in each window. */
+export interface SvcRateLimit {
+  maxRequests: number
+  windowMs: number
+}
+
+/** `svc.paginated` as an object; what is left out takes Surf's default. */
+export interface SvcPagination {
+  /** Default `'cursor'`: the caller sends back the page's `next` field as `cursor`; `'offset'`: it counts items. */
+  style?: 'cursor' | 'offset'
+  /** Default 20. */
+  defaultLimit?: number
+  /** Default 100. */
+  maxLimit?: number
+  /** The field of the result holding the page's items; default `items`. */
+  items?: string
+  /** The field of the result holding the next cursor; default `nextCursor` (cursor style only). */
+  next?: string
+  /** The field of the result holding the number of items across pages; default `total`. */
+  total?: string
 }
 
 /** One worked call of a command: its params as a caller sends them, and what it returns. */
@@ -52,7 +80,7 @@ export interface DescriptionRule {
   report: (error: Error) => void
 }
 
-const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth', 'scopes', 'examples', 'deprecated', 'stream', 'timeout'])
+const SVC_KEYS = new Set(['name', 'description', 'params', 'returns', 'tags', 'hints', 'auth', 'scopes', 'examples', 'deprecated', 'stream', 'timeout', 'rateLimit', 'paginated'])
 
 /**
  * Checks the `svc` option and copies what the manifest needs of it into a new command. A route documented
@@ -106,6 +134,8 @@ export function readSvcOption (svc: unknown, method: string, url: string, routeS
     }
     command.timeout = svc.timeout as number
   }
+  if (svc.rateLimit !== undefined) command.rateLimit = readSvcRateLimit(svc.rateLimit, route)
+  if (svc.paginated !== undefined) command.paginated = readPaginated(svc.paginated, route)
   return command
 }
 

@@ -87,6 +87,25 @@ export const ManifestHintsSchema = Type.Object({
   sideEffects: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })
 
+/** Surf's `rateLimit`: how many requests a caller may make in each window of milliseconds. */
+export const ManifestRateLimitSchema = Type.Object({
+  maxRequests: Count,
+  windowMs: Count
+}, { additionalProperties: false })
+
+/**
+ * Surf's `paginated` (§8) when a setting is not Surf's default (cursor style, 20 and 100 items, the result's
+ * `items`, `nextCursor` and `total`): the style and limits, and the result's field names that differ.
+ */
+export const ManifestPaginationSchema = Type.Object({
+  style: Type.Union([Type.Literal('cursor'), Type.Literal('offset')]),
+  defaultLimit: Type.Integer({ minimum: 1 }),
+  maxLimit: Type.Integer({ minimum: 1 }),
+  items: Type.Optional(Text),
+  next: Type.Optional(Text),
+  total: Type.Optional(Text)
+}, { additionalProperties: false })
+
 export const ManifestCommandSchema = Type.Object({
   description: Text,
   params: Type.Optional(FieldMap(ManifestParamSchema)),
@@ -96,6 +115,8 @@ export const ManifestCommandSchema = Type.Object({
   stream: Type.Optional(Type.Literal(true)),
   auth: Type.Optional(Type.Union([Type.Literal('required'), Type.Literal('optional')])),
   requiredScopes: Type.Optional(Type.Array(Type.String({ pattern: '^\\S+$' }))),
+  rateLimit: Type.Optional(ManifestRateLimitSchema),
+  paginated: Type.Optional(Type.Union([Type.Literal(true), ManifestPaginationSchema])),
   examples: Type.Optional(Type.Array(ManifestExampleSchema)),
   deprecated: Type.Optional(Type.Literal(true))
 }, { additionalProperties: false })

@@ -22,6 +22,10 @@ export interface PageCommand {
   deprecated?: boolean
   /** The route replies with a stream: the page runs it streamed (pieces, progress, Stop). */
   stream?: boolean
+  /** How many requests a caller may make per window. */
+  rateLimit?: { maxRequests: number, windowMs: number }
+  /** The command answers a page of a list (Surf §8): the page offers the next one after a run. */
+  paginated?: unknown
 }
 
 export interface PageManifest {

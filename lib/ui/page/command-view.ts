@@ -2,7 +2,8 @@
  * One command: what the manifest says of it, a form for its params, and Run, which calls it through
  * execute exactly as an agent would, then shows the status and the result or the error envelope. A
  * `stream: true` command is run streamed: its pieces show as they arrive, its progress as a bar, and
- * Stop cancels it. The same call is shown as `curl` and as a pipeline step, as the form is filled in.
+ * Stop cancels it. A paginated command offers its next page after a run. The same call is shown as `curl`
+ * and as a pipeline step, as the form is filled in.
  */
 import { authScheme, hintPhrases, type PageCommand, type PageManifest } from '../catalog.js'
 import { formOf, type Descriptor, type ObjectField } from '../form-fields.js'
@@ -11,6 +12,7 @@ import { curlOf, executeBody, executeFrame, pipelineStepOf, progressText, type E
 import { copyable, h, jsonView, replace, uid, type Child } from './dom.js'
 import { renderFields, type Control } from './form-view.js'
 import { openStream, type OpenStream } from './stream.js'
+import { firstPageParams, nextPageParams, pageItems, paginationOf } from '../../manifest/pagination.js'
 
 /** Pieces kept on the page for one streamed run; older ones are dropped, so an endless stream stays light. */
 const KEPT_PIECES = 100
@@ -44,7 +46,8 @@ function badges (command: PageCommand): HTMLElement {
   return h('span', { className: 'badges' },
     command.auth === undefined ? null : h('span', { className: `badge auth-${command.auth}` }, command.auth === 'required' ? 'token required' : 'token optional'),
     command.deprecated === true ? h('span', { className: 'badge deprecated' }, 'deprecated') : null,
-    command.stream === true ? h('span', { className: 'badge stream' }, 'streams') : null
+    command.stream === true ? h('span', { className: 'badge stream' }, 'streams') : null,
+    paginationOf(command.paginated) === undefined ? null : h('span', { className: 'badge paginated' }, 'pages')
   )
 }
 
@@ -74,6 +77,15 @@ function facts (command: PageCommand): HTMLElement {
   if (command.tags !== undefined && command.tags.length > 0) add('Tags', ...tagList(command.tags))
   if (command.deprecated === true) add('Deprecated', 'Still callable, but going away: prefer another command.')
   if (command.stream === true) add('Streams', 'Run shows its pieces and its progress as they come; Stop cancels it.')
+  const pages = paginationOf(command.paginated)
+  if (pages !== undefined) {
+    const fields = pages.style === 'cursor' ? `items in "${pages.items}", the next page's cursor in "${pages.next}"` : `items in "${pages.items}", how many in all in "${pages.total}"`
+    add('Pages', `${pages.style === 'cursor' ? 'Cursor' : 'Offset'} pages of ${pages.defaultLimit} items unless limit says otherwise (at most ${pages.maxLimit}): ${fields}. After a run, Next page asks for the page after it.`)
+  }
+  if (command.rateLimit !== undefined) {
+    const { maxRequests, windowMs } = command.rateLimit
+    add('Rate limit', `${maxRequests} requests per ${windowMs % 1000 === 0 ? `${windowMs / 1000} s` : `${windowMs} ms`}.`)
+  }
   return list
 }
 
@@ -171,11 +183,33 @@ function callForm (name: string, streams: boolean, form: ObjectField, context: P
       const response = await fetch(execute as string, { method: 'POST', headers, body: JSON.stringify(executeBody(name, params)), cache: 'no-store' })
       const text = await response.text()
       replace(outcome, ...answer(response, text, Math.round(performance.now() - started)))
+      const next = response.ok ? nextPageOf(params, text) : undefined
+      if (next !== undefined) {
+        const go = (): void => {
+          fill(next)
+          call().catch((error: Error) => replace(outcome, h('p', { className: 'status failed' }, `The call could not be made: ${error.message}`)))
+        }
+        outcome.appendChild(h('div', { className: 'row' }, h('button', { type: 'button', className: 'secondary next-page', on: { click: go } }, 'Next page')))
+      }
     } catch (error) {
       outcome.replaceChildren(h('p', { className: 'status failed' }, `The request failed: ${(error as Error).message}`))
     } finally {
       run.disabled = false
     }
+  }
+
+  /** The params of the page after the one `text` (an execute envelope) holds, for a paginated command. */
+  function nextPageOf (params: Record<string, unknown>, text: string): Record<string, unknown> | undefined {
+    const pages = paginationOf(context.manifest.commands[name]?.paginated)
+    if (pages === undefined) return undefined
+    let envelope: { ok?: unknown, result?: unknown }
+    try {
+      envelope = JSON.parse(text)
+    } catch {
+      return undefined
+    }
+    if (envelope?.ok !== true || pageItems(pages, envelope.result) === undefined) return undefined
+    return nextPageParams(pages, firstPageParams(pages, params), envelope.result)
   }
 
   /**
