@@ -1,16 +1,15 @@
 import { Type } from '@sinclair/typebox'
-import type { ElementHandle, Page } from 'puppeteer-core'
+import type { ElementHandle } from 'puppeteer-core'
 import t from 'tap'
 import { launchBrowser, runShop, watchedPage, type ShopApp } from '../helpers/browser.js'
 import { uiAssetsBuilt } from '../helpers/ui-assets.js'
+import { card, field, opened, spoken } from '../helpers/ui-page.js'
 
 // The form's fields as a screen reader and a sighted visitor meet them, in Debian's chromium: the
 // accessible name is the param's name alone, its type and marks are its description; JSON fields say
 // under them when their text does not parse, and nothing is sent.
 uiAssetsBuilt()
 const browser = await launchBrowser(t)
-
-const card = (name: string): string => `details[data-command="${name}"]`
 
 /** Routes beside the shop's: nested objects and arrays, and fields typed as JSON. */
 function moreRoutes (app: ShopApp): void {
@@ -37,34 +36,6 @@ function moreRoutes (app: ShopApp): void {
       params: Type.Object({ value: Type.Unknown(), note: Type.Optional(Type.Any()) })
     }
   }, async (request) => request.body)
-}
-
-async function opened (page: Page, url: string, name: string): Promise<void> {
-  await page.goto(url, { waitUntil: 'networkidle0' })
-  await page.waitForSelector('#commands')
-  await page.click(`${card(name)} > summary`)
-  await page.waitForSelector(`${card(name)} form.call`)
-}
-
-/** The accessible name and description chromium computes for an element, as a screen reader gets them. */
-async function spoken (page: Page, element: ElementHandle): Promise<{ role: string, name: string, description: string }> {
-  const node = await page.accessibility.snapshot({ root: element, interestingOnly: false })
-  return { role: String(node?.role), name: String(node?.name ?? ''), description: String(node?.description ?? '') }
-}
-
-/** The field of `label` (its name as shown) in a command's form: its control, or its fieldset. */
-async function field (page: Page, scope: string, label: string): Promise<ElementHandle> {
-  const handle = await page.evaluateHandle((scopeSelector, name) => {
-    const names = [...document.querySelectorAll(`${scopeSelector} .name`)]
-    const span = names.find((element) => element.textContent === name && element.closest('form.call') !== null)
-    const legend = span?.closest('legend')
-    if (legend !== null && legend !== undefined) return legend.parentElement
-    const labelFor = span?.closest('label')?.htmlFor
-    return labelFor === undefined ? null : document.getElementById(labelFor)
-  }, scope, label)
-  const element = handle.asElement()
-  if (element === null) throw new Error(`no field ${label} in ${scope}`)
-  return element as ElementHandle
 }
 
 /** The texts of a field's visible label (or legend), each as rendered: what a sighted visitor reads. */
