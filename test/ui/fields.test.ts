@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import type { ElementHandle } from 'puppeteer-core'
-import t from 'tap'
-import { launchBrowser, runShop, watchedPage, type ShopApp } from '../helpers/browser.js'
+import t, { type Test } from 'tap'
+import { launchBrowser, runShop, watchedPage, type ShopApp, type WatchedPage } from '../helpers/browser.js'
 import { uiAssetsBuilt } from '../helpers/ui-assets.js'
 import { card, field, opened, spoken } from '../helpers/ui-page.js'
 
@@ -36,6 +36,16 @@ function moreRoutes (app: ShopApp): void {
       params: Type.Object({ value: Type.Unknown(), note: Type.Optional(Type.Any()) })
     }
   }, async (request) => request.body)
+}
+
+/** The shop with moreRoutes, in a new tab, `command`'s card open; `executed`: the body of every execute the page sends. */
+async function withCommandOpen (t: Test, command: string): Promise<WatchedPage & { executed: string[] }> {
+  const { ui } = await runShop(t, {}, moreRoutes)
+  const { page, problems } = await watchedPage(t, browser)
+  const executed: string[] = []
+  page.on('request', (request) => { if (request.url().endsWith('/svc/execute')) executed.push(request.postData() ?? '') })
+  await opened(page, ui, command)
+  return { page, problems, executed }
 }
 
 /** The texts of a field's visible label (or legend), each as rendered: what a sighted visitor reads. */
@@ -90,11 +100,7 @@ t.test('a field\'s accessible name is its name alone; its type, bounds and requi
 })
 
 t.test('a JSON field says under it that its text does not parse, and Run sends nothing until it does', async (t) => {
-  const { ui } = await runShop(t, {}, moreRoutes)
-  const { page, problems } = await watchedPage(t, browser)
-  const executed: string[] = []
-  page.on('request', (request) => { if (request.url().endsWith('/svc/execute')) executed.push(request.postData() ?? '') })
-  await opened(page, ui, 'hooks.replay')
+  const { page, problems, executed } = await withCommandOpen(t, 'hooks.replay')
   const hooks = card('hooks.replay')
   const payload = await field(page, hooks, 'payload')
   t.same(await spoken(page, payload), { role: 'textbox', name: 'payload', description: 'required, object. The hook\'s body · JSON object' })
@@ -128,11 +134,7 @@ t.test('a JSON field says under it that its text does not parse, and Run sends n
 })
 
 t.test('a field that allows any JSON value is a JSON editor: a bare word is told to be quoted, a quoted one is sent as text', async (t) => {
-  const { ui } = await runShop(t, {}, moreRoutes)
-  const { page, problems } = await watchedPage(t, browser)
-  const executed: string[] = []
-  page.on('request', (request) => { if (request.url().endsWith('/svc/execute')) executed.push(request.postData() ?? '') })
-  await opened(page, ui, 'hooks.echo')
+  const { page, problems, executed } = await withCommandOpen(t, 'hooks.echo')
   const echo = card('hooks.echo')
   const value = await field(page, echo, 'value')
   t.match(await spoken(page, value), { role: 'textbox', name: 'value', description: /^required, any\./ })
