@@ -3,36 +3,11 @@
 // by its schemas, and the plugin's execute and pipeline endpoints in front of it.
 import Fastify from 'fastify'
 import svcManifest from 'fastify-svc-manifest'
-import { manifestOptions } from './routes.js'
-
-const PRODUCTS = [
-  { sku: 'kettle', name: 'Electric kettle', price: 24 },
-  { sku: 'mug', name: 'Tea mug', price: 8 },
-  { sku: 'tea-black', name: 'Black tea', price: 3.9 }
-]
+import { addProductsRoute, manifestOptions } from './routes.js'
 
 const app = Fastify()
 await app.register(svcManifest, manifestOptions)
-app.get('/shelves/:shelf/products', {
-  schema: {
-    params: { type: 'object', properties: { shelf: { type: 'string' } }, required: ['shelf'] },
-    querystring: {
-      type: 'object',
-      properties: { q: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 } },
-      required: ['q']
-    },
-    response: {
-      200: {
-        type: 'array',
-        items: { type: 'object', properties: { sku: { type: 'string' }, name: { type: 'string' }, price: { type: 'number' } } }
-      }
-    }
-  },
-  svc: { name: 'products.find', description: 'Products of a shelf whose name contains q' }
-}, async (request) => {
-  const needle = request.query.q.toLowerCase()
-  return PRODUCTS.filter((product) => product.name.toLowerCase().includes(needle)).slice(0, request.query.limit)
-})
+addProductsRoute(app)
 await app.listen({ host: '127.0.0.1', port: 0 })
 
 process.on('message', async (message) => {

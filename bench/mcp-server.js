@@ -10,39 +10,12 @@ import { Session } from 'node:inspector/promises'
 import { createMcpHandler, Server } from '@modelcontextprotocol/server'
 import Fastify from 'fastify'
 import svcManifest from 'fastify-svc-manifest'
-import { addCommandRoutes, manifestOptions } from './routes.js'
-
-const PRODUCTS = [
-  { sku: 'kettle', name: 'Electric kettle', price: 24 },
-  { sku: 'mug', name: 'Tea mug', price: 8 },
-  { sku: 'tea-black', name: 'Black tea', price: 3.9 }
-]
+import { addCommandRoutes, addProductsRoute, manifestOptions } from './routes.js'
 
 const commands = Number(process.argv[2] ?? 1)
 const app = Fastify()
 await app.register(svcManifest, { ...manifestOptions, svc: '0.5.0', mcp: true, channels: { shelf: { description: 'A shelf' } } })
-app.get('/shelves/:shelf/products', {
-  schema: {
-    params: { type: 'object', properties: { shelf: { type: 'string' } }, required: ['shelf'] },
-    querystring: {
-      type: 'object',
-      properties: { q: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 } },
-      required: ['q']
-    },
-    response: {
-      200: {
-        type: 'object',
-        properties: {
-          products: { type: 'array', items: { type: 'object', properties: { sku: { type: 'string' }, name: { type: 'string' }, price: { type: 'number' } } } }
-        }
-      }
-    }
-  },
-  svc: { name: 'products.find', description: 'Products of a shelf whose name contains q' }
-}, async (request) => {
-  const needle = request.query.q.toLowerCase()
-  return { products: PRODUCTS.filter((product) => product.name.toLowerCase().includes(needle)).slice(0, request.query.limit) }
-})
+addProductsRoute(app, { inObject: true })
 addCommandRoutes(app, commands - 1)
 
 const bare = createMcpHandler(() => {

@@ -22,6 +22,40 @@ export function stubCompilers (app) {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data))
 }
 
+const PRODUCTS = [
+  { sku: 'kettle', name: 'Electric kettle', price: 24 },
+  { sku: 'mug', name: 'Tea mug', price: 8 },
+  { sku: 'tea-black', name: 'Black tea', price: 3.9 }
+]
+
+const PRODUCT = { type: 'object', properties: { sku: { type: 'string' }, name: { type: 'string' }, price: { type: 'number' } } }
+
+/**
+ * The invocation and MCP benchmarks' command, `products.find` at `GET /shelves/:shelf/products`: path and
+ * query params validated by its schemas, its answer serialised by its response schema. `inObject`: the
+ * products are answered as `{ products }` rather than as the array, since an MCP tool's structured content
+ * is an object.
+ */
+export function addProductsRoute (app, { inObject = false } = {}) {
+  const products = { type: 'array', items: PRODUCT }
+  app.get('/shelves/:shelf/products', {
+    schema: {
+      params: { type: 'object', properties: { shelf: { type: 'string' } }, required: ['shelf'] },
+      querystring: {
+        type: 'object',
+        properties: { q: { type: 'string' }, limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 } },
+        required: ['q']
+      },
+      response: { 200: inObject ? { type: 'object', properties: { products } } : products }
+    },
+    svc: { name: 'products.find', description: 'Products of a shelf whose name contains q' }
+  }, async (request) => {
+    const needle = request.query.q.toLowerCase()
+    const found = PRODUCTS.filter((product) => product.name.toLowerCase().includes(needle)).slice(0, request.query.limit)
+    return inObject ? { products: found } : found
+  })
+}
+
 /**
  * Registers `count` routes tagged as commands: half `GET /rN/items/:id` with path and querystring schemas,
  * half `POST /rN/orders` with a body schema, each with a response schema, a description, tags and hints.

@@ -1,70 +1,25 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { PassThrough, Readable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { main } from '../../lib/cli/main.js'
-import { readyApp } from '../helpers/app.js'
 import { root } from '../helpers/cli.js'
-import { closedPort, listening } from '../helpers/net.js'
-import { pause } from '../helpers/sse.js'
+import { closedPort } from '../helpers/net.js'
+import { until } from '../helpers/sse.js'
+import { streamServer, type StreamContent, type StreamServer } from '../helpers/stream-routes.js'
 
 // `svc-manifest call … --stream` (docs/cli.md): one JSON line per piece as it arrives, then {"result":…};
 // exit 1 for a refusal or an error frame, 2 for usage and network errors, 130 when Ctrl-C cancels the call.
 
-interface Log {
-  /** Writes the rest of the NDJSON stream. */
-  more?: () => void
-  started: string[]
-  /** Why each route's `request.svc.signal` aborted, by command. */
-  aborted: Record<string, string>
-}
-
-function routes (log: Log) {
-  return (app: FastifyInstance): void => {
-    app.get('/lines', { svc: { name: 'lines', description: 'NDJSON lines', stream: true } }, async (request, reply) => {
-      const body = new PassThrough()
-      body.write('{"n":1}\n')
-      log.more = () => { body.end('{"n":2}\n"three \\u001b[2J"\n') }
-      return reply.type('application/x-ndjson').send(body)
-    })
-    app.get('/sse', { svc: { name: 'sse', description: 'SSE with a result event', stream: true } }, (request, reply) => {
-      reply.hijack()
-      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' })
-      reply.raw.end('data: {"step":1}\n\nevent: result\ndata: {"total":1}\n\n')
-    })
-    app.get('/binary', { svc: { name: 'binary', description: 'Bytes', stream: true } }, async (request, reply) => {
-      return reply.type('application/octet-stream').send(Readable.from([Buffer.from([0xff, 0xfe])]))
-    })
-    app.get('/logo', { svc: { name: 'logo', description: 'Binary, not streamed' } }, async (request, reply) => reply.type('image/png').send(Buffer.from([137, 80])))
-    app.get('/search', { schema: { querystring: { type: 'object', properties: { q: { type: 'string' }, limit: { type: 'integer' } } } }, svc: { name: 'search', description: 'Echoes its query' } }, async (request) => {
-      request.svc.progress(1)
-      return request.query
-    })
-    // Waits for its signal: only the caller going away ends it.
-    app.get('/wait', { svc: { name: 'wait', description: 'Waits until cancelled', timeout: 0 } }, async (request) => {
-      log.started.push('wait')
-      const { signal } = request.svc
-      request.svc.progress(1)
-      await new Promise((resolve) => signal.addEventListener('abort', resolve))
-      log.aborted.wait = String((signal.reason as Error).message)
-      return 'cancelled'
-    })
-    app.get('/locked', { svc: { name: 'locked', description: 'Refuses', stream: true } }, async (request, reply) => reply.code(401).send({ message: 'no' }))
-    app.get('/breaks', { svc: { name: 'breaks', description: 'Breaks mid-way', stream: true } }, async (request, reply) => {
-      const body = new PassThrough()
-      body.write('{"n":1}\n')
-      setTimeout(() => body.destroy(new Error('disk gone')), 20)
-      return reply.type('application/x-ndjson').send(body)
-    })
-  }
+/** The last NDJSON line has an escape a terminal would act on. */
+const content: StreamContent = {
+  lines: ['{"n":1}\n', '{"n":2}\n"three \\u001b[2J"\n'],
+  sse: ['data: {"step":1}\n\nevent: result\ndata: {"total":1}\n\n'],
+  binary: [Buffer.from([0xff, 0xfe])]
 }
 
 /** Every connection closed on close: see test/client/streams.test.ts about fetch's spare connection. */
-async function setup (t: Test): Promise<{ origin: string, log: Log }> {
-  const log: Log = { started: [], aborted: {} }
-  const app = await readyApp(t, {}, routes(log), { forceCloseConnections: true })
-  return { origin: await listening(t, app), log }
+async function setup (t: Test): Promise<StreamServer> {
+  return await streamServer(t, content, {}, { forceCloseConnections: true })
 }
 
 interface Running {
@@ -84,14 +39,6 @@ function run (args: string[], signal?: AbortSignal): Running {
     stderr: () => stderr,
     lines: () => stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line)),
     done
-  }
-}
-
-async function until (condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await pause(5)
   }
 }
 
@@ -160,7 +107,7 @@ t.test('the caller\'s signal cancels the call on the server: exit 130', async (t
   t.equal(await waiting.done, 130)
   t.equal(waiting.stderr(), '')
   await until(() => log.aborted.wait !== undefined, 'the route\'s signal')
-  t.match(log.aborted.wait, /went away/)
+  t.match(log.aborted.wait, { message: /went away/ })
 })
 
 t.test('without a signal of its caller, Ctrl-C (SIGINT) exits 130 and SIGTERM 143, and the handlers go', async (t) => {
@@ -196,5 +143,5 @@ t.test('the built CLI: Ctrl-C cancels the call on the server and exits 130', asy
   t.equal(code, 130)
   t.equal(stderr, '')
   await until(() => log.aborted.wait !== undefined, 'the route\'s signal')
-  t.match(log.aborted.wait, /went away/)
+  t.match(log.aborted.wait, { message: /went away/ })
 })

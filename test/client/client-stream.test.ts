@@ -1,108 +1,24 @@
-import { PassThrough, Readable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { CommandError, createManifestClient, ManifestClientError, type ManifestClient, type Progress } from '../../lib/client/index.js'
-import { readyApp } from '../helpers/app.js'
-import { listening } from '../helpers/net.js'
-import { pause } from '../helpers/sse.js'
+import { pause, until } from '../helpers/sse.js'
+import { streamServer, type StreamContent, type StreamLog } from '../helpers/stream-routes.js'
 
 // client.execute's signal, timeout and onProgress, and client.stream, against a real listening server with
 // real streaming routes (docs/client.md, docs/long-running.md).
 
-interface Log {
-  /** Writes the rest of the NDJSON stream. */
-  more?: () => void
-  /** Why each route's `request.svc.signal` aborted, by command. */
-  aborted: Record<string, string>
-  /** Commands whose route started. */
-  started: string[]
-  /** Commands whose `request.raw` emitted `close`. */
-  closed: string[]
-  /** Pieces the endless route wrote. */
-  written: number
-}
-
-function routes (log: Log) {
-  const watch = (name: string, request: { svc: { signal: AbortSignal }, raw: { on: (event: 'close', listener: () => void) => void } }): void => {
-    log.started.push(name)
-    const { signal } = request.svc
-    signal.addEventListener('abort', () => { log.aborted[name] = String((signal.reason as Error).message) })
-    request.raw.on('close', () => { log.closed.push(name) })
-  }
-  return (app: FastifyInstance): void => {
-    app.get('/lines', { svc: { name: 'lines', description: 'NDJSON lines', stream: true } }, async (request, reply) => {
-      const body = new PassThrough()
-      body.write('{"n":1}\n')
-      log.more = () => { body.end('{"n":2}\n"three"\n') }
-      return reply.type('application/x-ndjson').send(body)
-    })
-    app.get('/sse', { svc: { name: 'sse', description: 'SSE with a result event', stream: true } }, (request, reply) => {
-      reply.hijack()
-      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' })
-      reply.raw.end('data: {"step":1}\n\nevent: result\ndata: {"total":1}\n\n')
-    })
-    app.get('/binary', { svc: { name: 'binary', description: 'Bytes that are not UTF-8', stream: true } }, async (request, reply) => {
-      return reply.type('application/octet-stream').send(Readable.from([Buffer.from([0xff, 0xfe])]))
-    })
-    app.get('/job', { svc: { name: 'job', description: 'A job that reports progress' } }, async (request) => {
-      for (let step = 1; step <= 3; step++) {
-        request.svc.progress(step, step === 2 ? { total: 3, message: 'halfway' } : { total: 3 })
-        await pause(10)
-      }
-      return { done: true }
-    })
-    app.get('/logo', { svc: { name: 'logo', description: 'Binary, not streamed' } }, async (request, reply) => reply.type('image/png').send(Buffer.from([137, 80])))
-    app.get('/endless', { svc: { name: 'endless', description: 'Never ends', stream: true, timeout: 0 } }, async (request, reply) => {
-      watch('endless', request)
-      let tick = 0
-      const body = new Readable({
-        read () {
-          setTimeout(() => {
-            log.written++
-            this.push(`{"tick":${++tick}}\n`)
-          }, 5)
-        }
-      })
-      return reply.type('application/x-ndjson').send(body)
-    })
-    // Reports progress once, then waits for its signal: only the caller going away ends it.
-    app.get('/wait', { svc: { name: 'wait', description: 'Waits until cancelled', timeout: 0 } }, async (request) => {
-      watch('wait', request)
-      request.svc.progress(1, { message: 'started' })
-      await new Promise((resolve) => request.svc.signal.addEventListener('abort', resolve))
-      return 'cancelled'
-    })
-    app.get('/locked', { svc: { name: 'locked', description: 'Refuses', stream: true } }, async (request, reply) => reply.code(401).send({ message: 'no' }))
-    app.get('/late-fail', { svc: { name: 'lateFail', description: 'Fails after progress' } }, async (request) => {
-      request.svc.progress(1)
-      throw Object.assign(new Error('no stock'), { statusCode: 409 })
-    })
-    app.get('/breaks', { svc: { name: 'breaks', description: 'Breaks mid-way', stream: true } }, async (request, reply) => {
-      const body = new PassThrough()
-      body.write('{"n":1}\n')
-      setTimeout(() => body.destroy(new Error('disk gone')), 20)
-      return reply.type('application/x-ndjson').send(body)
-    })
-  }
+const content: StreamContent = {
+  lines: ['{"n":1}\n', '{"n":2}\n"three"\n'],
+  sse: ['data: {"step":1}\n\nevent: result\ndata: {"total":1}\n\n'],
+  binary: [Buffer.from([0xff, 0xfe])]
 }
 
 /**
  * Every connection is closed on close: after a fetch is aborted, Node's fetch may keep a spare connection
  * open (see test/client/streams.test.ts).
  */
-async function setup (t: Test): Promise<{ client: ManifestClient, log: Log }> {
-  const log: Log = { aborted: {}, started: [], closed: [], written: 0 }
-  const app = await readyApp(t, {}, routes(log), { forceCloseConnections: true })
-  const origin = await listening(t, app)
+async function setup (t: Test): Promise<{ client: ManifestClient, log: StreamLog }> {
+  const { origin, log } = await streamServer(t, content, {}, { forceCloseConnections: true })
   return { client: createManifestClient({ url: `${origin}/.well-known/svc.json` }), log }
-}
-
-async function until (condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await pause(5)
-  }
 }
 
 async function rejection (promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
@@ -157,7 +73,7 @@ t.test('stream(): leaving the loop early aborts the request, and the route is ca
   }
   t.same(seen, [{ tick: 1 }, { tick: 2 }, { tick: 3 }])
   await until(() => log.aborted.endless !== undefined, 'the route\'s signal')
-  t.match(log.aborted.endless, /went away/)
+  t.match(log.aborted.endless, { message: /went away/ })
   await until(() => log.closed.includes('endless'), 'the route\'s request to close')
   const written = log.written
   await pause(100)
@@ -223,7 +139,7 @@ t.test('execute(): its signal aborts the request, and the route is cancelled', a
   controller.abort()
   t.match(await rejection(call), { code: 'SVC_CLIENT_ABORTED' })
   await until(() => log.aborted.wait !== undefined, 'the route\'s signal')
-  t.match(log.aborted.wait, /went away/)
+  t.match(log.aborted.wait, { message: /went away/ })
 })
 
 t.test('execute(): a timeout of its own rejects with SVC_CLIENT_TIMEOUT and cancels the route', async (t) => {

@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox'
 import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { httpClient, textJson } from '../helpers/mcp.js'
+import { generatedStream } from '../helpers/generated.js'
 import { listening } from '../helpers/net.js'
 
 // Measured on 0.2: a 300 MiB streamed download took +2.3 GB through execute (+3 MB directly), two
@@ -25,28 +26,12 @@ const seen = { started: 0, closed: 0, destroyed: 0, produced: 0 }
  * so long before the 8 MiB budget could answer for it, however fast the machine).
  */
 function download (size: number, paced: boolean): Readable {
-  let sent = 0
-  const next = (stream: Readable): void => {
-    // A read scheduled before the stream was destroyed makes nothing.
-    if (stream.destroyed) return
-    if (sent >= size) {
-      stream.push(null)
-      return
-    }
-    const length = Math.min(64 * 1024, size - sent)
-    sent += length
-    seen.produced += length
-    stream.push(Buffer.alloc(length, 'x'))
-  }
-  return new Readable({
-    read () {
-      if (paced) setTimeout(() => { next(this) }, 1)
-      else next(this)
-    },
-    destroy (error, callback) {
-      seen.destroyed++
-      callback(error)
-    }
+  return generatedStream(size, {
+    chunkBytes: 64 * 1024,
+    fresh: true,
+    pace: paced ? 'timer' : 'now',
+    made: (length) => { seen.produced += length },
+    destroyed: () => { seen.destroyed++ }
   })
 }
 

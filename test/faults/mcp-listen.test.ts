@@ -2,49 +2,26 @@ import { connect, type Socket } from 'node:net'
 import { once } from 'node:events'
 import { Writable } from 'node:stream'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
+import type { SvcManifestOptions } from '../../lib/index.js'
 import { logCollector, settledMemory } from '../helpers/process.js'
 import { httpClient } from '../helpers/mcp.js'
-import { listening } from '../helpers/net.js'
-import { bearer, verifyToken, TOKENS } from '../helpers/auth.js'
+import { bearer, TOKENS } from '../helpers/auth.js'
+import { mcpChannelsApp, pingRoute, updatesOf } from '../helpers/mcp-channels.js'
+import { pause, until } from '../helpers/sse.js'
 
 const alice = bearer('alice-token')
 const bob = bearer('bob-token')
 
-const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
-async function until (check: () => boolean, what: string, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await pause(10)
-  }
-}
-
 async function app (t: Test, options: Partial<SvcManifestOptions> = {}, logs?: Writable): Promise<{ app: FastifyInstance, url: string, sockets: Socket[] }> {
-  const fastify = Fastify(logs === undefined ? {} : { logger: { level: 'warn', stream: logs } })
-  await fastify.register(svcManifest, {
-    ...requiredOptions,
-    svc: '0.5.0',
-    mcp: true,
-    auth: { type: 'bearer', description: 'Bearer token', verify: verifyToken },
-    channels: { cart: { description: 'Cart' }, open: { description: 'Anyone', authorize: () => true } },
-    ...options
-  })
-  fastify.get('/ping', { svc: { description: 'Ping' } }, async () => 'pong')
   const sockets: Socket[] = []
-  fastify.server.on('connection', (socket: Socket) => sockets.push(socket))
-  const origin = await listening(t, fastify)
-  return { app: fastify, url: `${origin}/mcp`, sockets }
-}
-
-function updatesOf (client: Client): string[] {
-  const uris: string[] = []
-  client.setNotificationHandler('notifications/resources/updated', (notification) => { uris.push(notification.params.uri) })
-  return uris
+  const channels = { cart: { description: 'Cart' }, open: { description: 'Anyone', authorize: () => true } }
+  const { app, url } = await mcpChannelsApp(t, channels, options, (fastify) => {
+    pingRoute(fastify)
+    fastify.server.on('connection', (socket: Socket) => sockets.push(socket))
+  }, logs === undefined ? {} : { logger: { level: 'warn', stream: logs } })
+  return { app, url, sockets }
 }
 
 /** `text` with the characters chosen by `mask` percent-encoded. */

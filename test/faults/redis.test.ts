@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import type { SvcManifestOptions } from '../../lib/index.js'
 import { socketsTo, startInstance, startRedis, type RedisServer, type ServiceInstance } from '../helpers/redis.js'
-import { pause, subscribe, type SseSubscriber } from '../helpers/sse.js'
+import { pause, subscribe, until, type SseSubscriber } from '../helpers/sse.js'
 
 /**
  * Reliability (issue #28): a real redis-server, stopped (SIGSTOP: the sockets stay up and nothing answers,
@@ -70,14 +70,6 @@ async function withinTime<T> (promise: Promise<T>, ms: number, what: string): Pr
   }
 }
 
-async function until (condition: () => boolean, timeout: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeout
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await pause(10)
-  }
-}
-
 const errorsOf = (instance: ServiceInstance, pattern: RegExp) =>
   instance.logs.filter((line) => line.level === 50 && pattern.test(String(line.msg)))
 
@@ -91,6 +83,23 @@ function setbacks (versions: number[]): number {
   return versions.filter((version, i) => i > 0 && version <= versions[i - 1]).length
 }
 
+/**
+ * Two instances sharing Redis; on the one named `watching`, the events stream and a stream of `cart/<key>`;
+ * from the other, a burst under way whose first three publishes the stream has shown.
+ */
+async function burstUnderWay (t: Test, key: string, watching: 'a' | 'b'): Promise<{ a: ServiceInstance, b: ServiceInstance, events: SseSubscriber, watcher: SseSubscriber, burst: Burst }> {
+  const a = await startInstance(t, redis.url, options)
+  const b = await startInstance(t, redis.url, options)
+  const [watched, publishing] = watching === 'a' ? [a, b] : [b, a]
+  const events = await subscribe(watched.origin, '/svc/events')
+  const watcher = await subscribe(watched.origin, `/svc/channels/cart/${key}`)
+  await watcher.frameCount(1)
+
+  const burst = new Burst(publishing.app, key)
+  await watcher.frameCount(4)
+  return { a, b, events, watcher, burst }
+}
+
 /** Opens a channel stream and resolves with it and the time its answer took. */
 async function timedSubscribe (origin: string, path: string): Promise<{ stream: SseSubscriber, took: number }> {
   const started = Date.now()
@@ -99,14 +108,7 @@ async function timedSubscribe (origin: string, path: string): Promise<{ stream: 
 }
 
 t.test('Redis stops answering during a publish burst: publish rejects, emit logs, a new stream is refused, open streams resume', async (t) => {
-  const a = await startInstance(t, redis.url, options)
-  const b = await startInstance(t, redis.url, options)
-  const events = await subscribe(b.origin, '/svc/events')
-  const watcher = await subscribe(b.origin, '/svc/channels/cart/c1')
-  await watcher.frameCount(1)
-
-  const burst = new Burst(a.app, 'c1')
-  await watcher.frameCount(4)
+  const { a, events, watcher, burst } = await burstUnderWay(t, 'c1', 'b')
   redis.freeze()
   const frozenAt = Date.now()
   // The first stream after the stop, before anything noticed it: its subscribe and its read wait on Redis.
@@ -116,7 +118,7 @@ t.test('Redis stops answering during a publish burst: publish rejects, emit logs
   t.match(first.stream.json(), { code: 'FST_SVC_BROKER_UNAVAILABLE', message: /channel "cart" cannot be watched now; retry later: Redis did not answer within 250 ms \(realtime\.commandTimeout\)/ })
   t.ok(first.took < LIMIT + SLACK, `answered within commandTimeout (${first.took} ms)`)
   // Once the broker knows, at once.
-  await until(() => errorsOf(a, /realtime broker \(Redis\) failed/).length > 0, LIMIT + SLACK, 'the outage to be logged')
+  await until(() => errorsOf(a, /realtime broker \(Redis\) failed/).length > 0, 'the outage to be logged', LIMIT + SLACK)
   const next = await timedSubscribe(a.origin, '/svc/channels/cart/c3')
   t.equal(next.stream.status, 503)
   t.ok(next.took < LIMIT, `a stream asked for once the broker is down is refused at once (${next.took} ms)`)
@@ -151,7 +153,7 @@ t.test('Redis stops answering during a publish burst: publish rejects, emit logs
 
   const since = a.logs.length
   redis.thaw()
-  await until(() => a.logs.slice(since).some((line) => /realtime broker \(Redis\) is back/.test(String(line.msg))), 5000, 'the broker to be back')
+  await until(() => a.logs.slice(since).some((line) => /realtime broker \(Redis\) is back/.test(String(line.msg))), 'the broker to be back')
   const version = await a.app.svc.publish('cart', 'c1', { n: 'after' })
   a.app.svc.emit('news', { n: 'after' })
   await watcher.until(() => states(watcher).some((state) => state.version === version), 5000, 'the publish after Redis answered again')
@@ -179,21 +181,14 @@ t.test('a new channel stream while Redis is stopped and nothing else runs: 503 w
   t.match(stream.json(), { code: 'FST_SVC_BROKER_UNAVAILABLE', message: /did not answer within 600 ms \(realtime\.commandTimeout\)/ })
   t.ok(took >= limit - 20 && took < limit + 450, `answered after ${took} ms: one commandTimeout, not one per command`)
   redis.thaw()
-  await until(() => a.logs.some((line) => /realtime broker \(Redis\) is back/.test(String(line.msg))), 5000, 'the broker to be back')
+  await until(() => a.logs.some((line) => /realtime broker \(Redis\) is back/.test(String(line.msg))), 'the broker to be back')
   const watcher = await subscribe(a.origin, '/svc/channels/cart/idle')
   t.same((await watcher.frameCount(1))[0].data, { version: 0, state: null }, 'the same stream opens once Redis answers')
   watcher.close()
 })
 
 t.test('Redis killed and restarted mid-burst: nothing hangs, and nothing is lost silently', async (t) => {
-  const a = await startInstance(t, redis.url, options)
-  const b = await startInstance(t, redis.url, options)
-  const events = await subscribe(a.origin, '/svc/events')
-  const watcher = await subscribe(a.origin, '/svc/channels/cart/k1')
-  await watcher.frameCount(1)
-
-  const burst = new Burst(b.app, 'k1')
-  await watcher.frameCount(4)
+  const { a, b, events, watcher, burst } = await burstUnderWay(t, 'k1', 'a')
   await redis.kill()
   const killed = Date.now()
   await pause(300)
@@ -201,7 +196,7 @@ t.test('Redis killed and restarted mid-burst: nothing hangs, and nothing is lost
   const restarting = Date.now()
   await redis.restart()
   for (const [i, instance] of [a, b].entries()) {
-    await until(() => instance.logs.slice(since[i]).some((line) => /realtime broker \(Redis\) is back/.test(String(line.msg))), 5000, 'the broker to be back')
+    await until(() => instance.logs.slice(since[i]).some((line) => /realtime broker \(Redis\) is back/.test(String(line.msg))), 'the broker to be back')
   }
   await pause(100)
   const settled = await burst.stop(LIMIT + SLACK)

@@ -95,6 +95,15 @@ export function subscribe (origin: string, path: string, headers: Record<string,
   })
 }
 
+/** Resolves once `condition` holds, checking every 5 ms; rejects naming `what` after `timeout` ms. */
+export async function until (condition: () => boolean, what: string, timeout = 5000): Promise<void> {
+  const deadline = Date.now() + timeout
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await pause(5)
+  }
+}
+
 /** Waits a little, to show that something does not arrive. */
 export function pause (ms = 100): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))

@@ -6,6 +6,7 @@ import t, { type Test } from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { execute, pipeline } from '../helpers/invoke.js'
 import { httpClient, textJson } from '../helpers/mcp.js'
+import { generatedStream } from '../helpers/generated.js'
 import { listening } from '../helpers/net.js'
 
 // Every call holds at most `invoke.maxResultBytes` of one route's body, counted as it arrives, on both
@@ -33,29 +34,11 @@ interface Seen {
  * event loop later, as from a file or a socket (else the whole stream may flow in one synchronous run).
  */
 function generated (size: number, seen: Seen, paced = false): Readable {
-  const chunk = Buffer.alloc(16 * 1024, 'x')
-  let sent = 0
-  const next = (stream: Readable): void => {
-    // A read scheduled before the stream was destroyed makes nothing.
-    if (stream.destroyed) return
-    if (sent >= size) {
-      stream.push(null)
-      return
-    }
-    const length = Math.min(chunk.length, size - sent)
-    sent += length
-    seen.produced = sent
-    stream.push(length === chunk.length ? chunk : chunk.subarray(0, length))
-  }
-  return new Readable({
-    read () {
-      if (paced) setImmediate(() => { next(this) })
-      else next(this)
-    },
-    destroy (error, callback) {
-      seen.destroyed++
-      callback(error)
-    }
+  return generatedStream(size, {
+    chunkBytes: 16 * 1024,
+    pace: paced ? 'immediate' : 'now',
+    made: (length, total) => { seen.produced = total },
+    destroyed: () => { seen.destroyed++ }
   })
 }
 

@@ -1,3 +1,4 @@
+import { Server } from '@modelcontextprotocol/server'
 import Fastify from 'fastify'
 import t from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
@@ -8,7 +9,42 @@ import { listening } from '../helpers/net.js'
 
 // A 2026-07-28 tools/call in its plainest form is answered by the endpoint itself (lib/mcp/direct-call.ts);
 // the same call with a progress token in its envelope is served by the SDK, which answers it the same way
-// (nothing sends progress). Every answer of the first kind must equal the second's.
+// (nothing sends progress). Every answer of the first kind must equal the second's, and only the second
+// reaches a handler of the SDK's server.
+
+/**
+ * How many requests the SDK's servers handed to their `tools/call` and `tools/list` handlers (the plugin's,
+ * on every server it makes): a request the endpoint answers itself never reaches one. Counted by wrapping
+ * each handler as it is set on a server of the SDK's `Server` class, the one the plugin loads.
+ */
+const sdkHandled = { 'tools/call': 0, 'tools/list': 0 }
+const ownSetRequestHandler = Object.getOwnPropertyDescriptor(Server.prototype, 'setRequestHandler')
+const setRequestHandler = Server.prototype.setRequestHandler as (this: Server, method: string, ...rest: unknown[]) => void
+Object.defineProperty(Server.prototype, 'setRequestHandler', {
+  configurable: true,
+  writable: true,
+  value: function (this: Server, method: string, ...rest: unknown[]): void {
+    const handler = rest.at(-1)
+    if ((method === 'tools/call' || method === 'tools/list') && typeof handler === 'function') {
+      rest[rest.length - 1] = (...args: unknown[]) => {
+        sdkHandled[method]++
+        return handler(...args)
+      }
+    }
+    setRequestHandler.call(this, method, ...rest)
+  }
+})
+t.teardown(() => {
+  if (ownSetRequestHandler === undefined) Reflect.deleteProperty(Server.prototype, 'setRequestHandler')
+  else Object.defineProperty(Server.prototype, 'setRequestHandler', ownSetRequestHandler)
+})
+
+/** What `run` sent to the SDK's `method` handlers, with what it resolved to. */
+async function counted<T> (method: keyof typeof sdkHandled, run: () => Promise<T>): Promise<[T, number]> {
+  const before = sdkHandled[method]
+  const value = await run()
+  return [value, sdkHandled[method] - before]
+}
 
 const ENVELOPE = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -41,11 +77,14 @@ async function post (origin: string, { id = 1, name, arguments: args, envelope =
   return { status: response.status, type, body: JSON.parse(json) }
 }
 
-/** The call, answered directly and by the SDK (the same call with a progress token). */
+/**
+ * The call, answered directly and by the SDK (the same call with a progress token), and how many times each
+ * reached the SDK's `tools/call` handler.
+ */
 async function both (origin: string, call: Call) {
-  const direct = await post(origin, call)
-  const bySdk = await post(origin, { ...call, envelope: { ...ENVELOPE, progressToken: 'p' } })
-  return { direct, bySdk }
+  const [direct, directHandled] = await counted('tools/call', async () => await post(origin, call))
+  const [bySdk, sdkHandled] = await counted('tools/call', async () => await post(origin, { ...call, envelope: { ...ENVELOPE, progressToken: 'p' } }))
+  return { direct, bySdk, handled: [directHandled, sdkHandled] }
 }
 
 /** An app of lib/ (the shop runs the built package): a command, one that needs a token, and a channel for sessions. */
@@ -80,9 +119,10 @@ t.test('a direct answer is the SDK\'s answer: results, tool errors, auth, ids of
     ['a command that fails in the route', { name: 'cart_add', arguments: { sku: 'nothing' }, headers: auth }]
   ]
   for (const [label, call] of calls) {
-    const { direct, bySdk } = await both(origin, call)
+    const { direct, bySdk, handled } = await both(origin, call)
     t.same(direct, bySdk, label)
     t.equal(direct.status, 200, `${label}: 200`)
+    t.same(handled, [0, 1], `${label}: answered without the SDK's server; with a progress token, by it`)
   }
 })
 
@@ -92,12 +132,17 @@ t.test('tools/list: the direct answer is the SDK\'s', async (t) => {
   const list = async (envelope: Record<string, unknown>, headers: Record<string, string> = {}, extra: Record<string, unknown> = {}) => await post(origin, {
     name: '', headers: { 'mcp-method': 'tools/list', ...headers }, body: { jsonrpc: '2.0', id: 'list-1', method: 'tools/list', params: { _meta: envelope, ...extra } }
   })
-  const direct = await list(ENVELOPE)
-  t.same(direct, await list({ ...ENVELOPE, progressToken: 'p' }), 'the same answer')
+  const [direct, directHandled] = await counted('tools/list', async () => await list(ENVELOPE))
+  t.equal(directHandled, 0, 'answered without the SDK\'s server')
+  const [bySdk, sdkHandled] = await counted('tools/list', async () => await list({ ...ENVELOPE, progressToken: 'p' }))
+  t.equal(sdkHandled, 1, 'with a progress token, by it')
+  t.same(direct, bySdk, 'the same answer')
   t.same((direct.body as { result: { tools: Array<{ name: string }> } }).result.tools.map(({ name }) => name), ['cart_get', 'search'])
   // Not taken, and served by the SDK: a cursor; an Mcp-Name header, which tools/list has none of.
-  t.same(await list(ENVELOPE, {}, { cursor: 'x' }), direct, 'a cursor: every tool, from the SDK')
-  t.same(await list(ENVELOPE, { 'mcp-name': 'x' }), direct, 'an Mcp-Name header: the same, from the SDK')
+  const [withCursor, cursorHandled] = await counted('tools/list', async () => await list(ENVELOPE, {}, { cursor: 'x' }))
+  t.same([withCursor, cursorHandled], [direct, 1], 'a cursor: every tool, from the SDK')
+  const [named, namedHandled] = await counted('tools/list', async () => await list(ENVELOPE, { 'mcp-name': 'x' }))
+  t.same([named, namedHandled], [direct, 1], 'an Mcp-Name header: the same, from the SDK')
 })
 
 t.test('a 2025-11-25 session: a direct answer is the transport\'s answer', async (t) => {
@@ -122,8 +167,10 @@ t.test('a 2025-11-25 session: a direct answer is the transport\'s answer', async
     ['no arguments', { name: 'search' }],
     ['a tool error', { name: 'cart_get', arguments: {} }]
   ] as const) {
-    const direct = await send(call(params))
-    t.same(direct, await send(call({ ...params, _meta: { progressToken: 'p' } })), label)
+    const [direct, directHandled] = await counted('tools/call', async () => await send(call(params)))
+    const [bySdk, sdkHandled] = await counted('tools/call', async () => await send(call({ ...params, _meta: { progressToken: 'p' } })))
+    t.same(direct, bySdk, label)
+    t.same([directHandled, sdkHandled], [0, 1], `${label}: answered without the session's server; with a progress token, by it`)
     t.match(direct.text, /^event: message\ndata: \{"result":/, `${label}: one SSE event`)
   }
   // Not taken, and answered by the transport as before.
@@ -151,16 +198,17 @@ t.test('what the direct path does not take, the SDK answers as before', async (t
   app.addContentTypeParser('application/x-json', { parseAs: 'string' }, (request, body, done) => { done(null, JSON.parse(body as string)) })
   const origin = await listening(t, app)
   const base = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ping', arguments: {}, _meta: ENVELOPE } }
-  const cases: Array<[string, Call, number, number | undefined]> = [
+  // Each refused with its code, or served: by the SDK, or (a 2025 call) as the 2025 revisions' direct path answers it.
+  const cases: Array<[string, Call, number, number | 'by the SDK' | 'as a 2025 call']> = [
     ['an unknown tool', { name: 'nope', arguments: {} }, 200, -32602],
     ['a non-integer id', { id: 1.5, name: 'ping' }, 400, -32600],
     ['another top-level key', { name: 'ping', body: { ...base, extra: true } }, 400, -32600],
     ['not JSON-RPC 2.0', { name: 'ping', body: { ...base, jsonrpc: '1.0' } }, 400, -32600],
     ['params not an object', { name: 'ping', body: { ...base, params: 'ping' } }, 400, -32600],
-    ['a task in params', { name: 'ping', body: { ...base, params: { ...base.params, task: {} } } }, 200, undefined],
+    ['a task in params', { name: 'ping', body: { ...base, params: { ...base.params, task: {} } } }, 200, 'by the SDK'],
     ['a name that is not a string', { name: 'ping', body: { ...base, params: { ...base.params, name: 5 } } }, 200, -32602],
     ['arguments not an object', { name: 'ping', arguments: [1] }, 200, -32602],
-    ['no envelope', { name: 'ping', headers: { 'mcp-protocol-version': '2025-06-18' }, body: { ...base, params: { name: 'ping' } } }, 200, undefined],
+    ['no envelope', { name: 'ping', headers: { 'mcp-protocol-version': '2025-06-18' }, body: { ...base, params: { name: 'ping' } } }, 200, 'as a 2025 call'],
     ['an envelope the SDK refuses', { name: 'ping', envelope: { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': 5 } }, 400, -32602],
     ['an Mcp-Name header that disagrees', { name: 'ping', headers: { 'mcp-name': 'pong' } }, 400, -32020],
     ['another revision in the header', { name: 'ping', headers: { 'mcp-protocol-version': '2025-11-25' } }, 400, -32020],
@@ -168,19 +216,22 @@ t.test('what the direct path does not take, the SDK answers as before', async (t
     ['another JSON media type', { name: 'ping', headers: { 'content-type': 'application/x-json' } }, 415, -32000]
   ]
   for (const [label, call, status, code] of cases) {
-    const answer = await post(origin, call)
+    const [answer, handled] = await counted('tools/call', async () => await post(origin, call))
     t.equal(answer.status, status, `${label}: ${status}`)
     const { error, result } = answer.body as { error?: { code: number }, result?: { isError?: boolean, structuredContent?: unknown } }
-    if (code === undefined) t.same(result?.structuredContent, { pong: true }, `${label}: served`)
+    if (typeof code === 'string') t.same([result?.structuredContent, handled], [{ pong: true }, code === 'by the SDK' ? 1 : 0], `${label}: served, ${code}`)
     else t.equal(error?.code ?? (result?.isError === true ? -32602 : undefined), code, `${label}: ${code}`)
   }
-  // Each envelope's verdict is remembered, up to a bound; past it they start over, and every call is still answered.
-  for (let index = 0; index <= MAX_VERDICTS; index++) {
-    const envelope = { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'test', version: `1.0.${index}` } }
-    const answer = await post(origin, { name: 'ping', envelope })
-    if ((answer.body as { result?: { structuredContent?: unknown } }).result?.structuredContent === undefined) t.fail(`envelope ${index}`)
-  }
+  // Each envelope's verdict is remembered, up to a bound; past it they start over, and every call is still answered, directly.
+  const [, handled] = await counted('tools/call', async () => {
+    for (let index = 0; index <= MAX_VERDICTS; index++) {
+      const envelope = { ...ENVELOPE, 'io.modelcontextprotocol/clientInfo': { name: 'test', version: `1.0.${index}` } }
+      const answer = await post(origin, { name: 'ping', envelope })
+      if ((answer.body as { result?: { structuredContent?: unknown } }).result?.structuredContent === undefined) t.fail(`envelope ${index}`)
+    }
+  })
   t.pass(`${MAX_VERDICTS + 1} envelopes, each call answered`)
+  t.equal(handled, 0, 'each without the SDK\'s server')
 })
 
 t.test('a 2025 call without a session: a direct answer is the SDK\'s answer', async (t) => {
@@ -203,8 +254,10 @@ t.test('a 2025 call without a session: a direct answer is the SDK\'s answer', as
     ['no arguments, 2024-11-05', { name: 'ping' }, { 'mcp-protocol-version': '2024-11-05' }],
     ['a tool error, 2025-11-25', { name: 'fail', arguments: {} }, { 'mcp-protocol-version': '2025-11-25' }]
   ] as const) {
-    const direct = await send(params, extra)
-    t.same(direct, await send({ ...params, _meta: { progressToken: 'p' } }, extra), label)
+    const [direct, directHandled] = await counted('tools/call', async () => await send(params, extra))
+    const [bySdk, sdkHandled] = await counted('tools/call', async () => await send({ ...params, _meta: { progressToken: 'p' } }, extra))
+    t.same(direct, bySdk, label)
+    t.same([directHandled, sdkHandled], [0, 1], `${label}: answered without the SDK's server; with a progress token, by it`)
     t.match(direct.text, /^event: message\ndata: \{"result":/, `${label}: one SSE event`)
   }
   // Not taken: a session id (there are no sessions here), an unknown revision; the SDK answers them as before.
@@ -254,6 +307,7 @@ t.test('concurrent callers with different tokens: each call carries its own requ
     return (JSON.parse(json) as { result: { structuredContent: unknown } }).result.structuredContent
   }
   const plan = Array.from({ length: 40 }, (_, index) => ({ token: index % 2 === 0 ? 'token-a' : 'token-b', inSession: index % 4 >= 2 }))
-  const results = await Promise.all(plan.map(async ({ token, inSession }, index) => await call(token, inSession, index)))
+  const [results, handled] = await counted('tools/call', async () => await Promise.all(plan.map(async ({ token, inSession }, index) => await call(token, inSession, index))))
   t.same(results, plan.map(({ token }) => ({ sub: subjects[token] })), 'every call answered with its own caller')
+  t.equal(handled, 0, 'each answered without the SDK\'s server')
 })

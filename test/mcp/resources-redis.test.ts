@@ -1,11 +1,9 @@
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
-import svcManifest from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { httpClient, legacyHttpClient } from '../helpers/mcp.js'
-import { listening } from '../helpers/net.js'
+import { mcpChannelsApp } from '../helpers/mcp-channels.js'
 import { startRedis, type RedisServer } from '../helpers/redis.js'
 
 const redis: RedisServer = await startRedis()
@@ -13,16 +11,7 @@ t.teardown(() => redis.stop())
 
 /** One instance of the service (channels open to everyone), sharing `redis` with the others. */
 async function instance (t: Test): Promise<{ app: FastifyInstance, url: string }> {
-  const app = Fastify()
-  await app.register(svcManifest, {
-    ...requiredOptions,
-    svc: '0.5.0',
-    mcp: true,
-    channels: { cart: { description: 'Cart state' } },
-    realtime: { redis: redis.url }
-  })
-  app.get('/ping', { svc: { description: 'Ping' } }, async () => 'pong')
-  return { app, url: `${await listening(t, app)}/mcp` }
+  return await mcpChannelsApp(t, { cart: { description: 'Cart state' } }, { auth: undefined, realtime: { redis: redis.url } })
 }
 
 t.test('a publish on one instance is an update to a listener on another, and a read there sees it', async (t) => {

@@ -1,31 +1,22 @@
 import type { Client } from '@modelcontextprotocol/client'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
-import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
-import { requiredOptions } from '../helpers/app.js'
+import type { SvcManifestOptions } from '../../lib/index.js'
 import { httpClient, legacyHttpClient } from '../helpers/mcp.js'
 import { listening } from '../helpers/net.js'
-import { bearer, verifyToken } from '../helpers/auth.js'
+import { bearer } from '../helpers/auth.js'
+import { mcpChannelsApp, updatesOf } from '../helpers/mcp-channels.js'
+import { until } from '../helpers/sse.js'
 
 const alice = bearer('alice-token')
 
 /** An app with two channels: `cart` (each user watches the key that is their subject) and `room` (its own rule). */
 async function channelsApp (t: Test, options: Partial<SvcManifestOptions> = {}): Promise<{ app: FastifyInstance, url: string }> {
-  const app = Fastify()
-  await app.register(svcManifest, {
-    ...requiredOptions,
-    svc: '0.5.0',
-    mcp: true,
-    auth: { type: 'bearer', description: 'Bearer token', verify: verifyToken },
-    channels: {
-      cart: { description: 'The cart of one user' },
-      room: { description: 'A chat room', authorize: (credential: { sub: string }, key: string) => credential.sub === 'alice' && key.startsWith('open-') }
-    },
-    ...options
-  })
-  app.get('/ping', { svc: { description: 'Ping' } }, async () => 'pong')
-  return { app, url: `${await listening(t, app)}/mcp` }
+  return await mcpChannelsApp(t, {
+    cart: { description: 'The cart of one user' },
+    room: { description: 'A chat room', authorize: (credential: { sub: string }, key: string) => credential.sub === 'alice' && key.startsWith('open-') }
+  }, options)
 }
 
 /** The resource's one content, its text parsed. */
@@ -35,21 +26,6 @@ async function readState (t: Test, client: Pick<Client, 'readResource'>, uri: st
   const [content] = contents as Array<{ uri: string, mimeType?: string, text: string }>
   t.equal(content.uri, uri)
   return { mimeType: content.mimeType, state: JSON.parse(content.text) }
-}
-
-/** The URIs of the `notifications/resources/updated` a client receives. */
-function updatesOf (client: Client): string[] {
-  const uris: string[] = []
-  client.setNotificationHandler('notifications/resources/updated', (notification) => { uris.push(notification.params.uri) })
-  return uris
-}
-
-async function until (check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
 }
 
 t.test('2026-07-28: a template per channel, read a key, listen and get an update on each publish', async (t) => {

@@ -1,44 +1,28 @@
 import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import Fastify, { type FastifyInstance } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
+import type { SvcManifestOptions } from '../../lib/index.js'
 import { SESSION_TIMING } from '../../lib/mcp/sessions.js'
-import { requiredOptions } from '../helpers/app.js'
 import { httpClient, legacyHttpClient } from '../helpers/mcp.js'
-import { listening } from '../helpers/net.js'
-import { bearer, verifyToken } from '../helpers/auth.js'
+import { bearer } from '../helpers/auth.js'
+import { mcpChannelsApp } from '../helpers/mcp-channels.js'
+import { until } from '../helpers/sse.js'
 
 const alice = bearer('alice-token')
 const bob = bearer('bob-token')
 
 async function channelsApp (t: Test, options: Partial<SvcManifestOptions> = {}): Promise<{ app: FastifyInstance, url: string }> {
-  const app = Fastify()
-  await app.register(svcManifest, {
-    ...requiredOptions,
-    svc: '0.5.0',
-    mcp: true,
-    auth: { type: 'bearer', description: 'Bearer token', verify: verifyToken },
-    channels: { cart: { description: 'The cart of one user' } },
-    ...options
+  return await mcpChannelsApp(t, { cart: { description: 'The cart of one user' } }, options, (app) => {
+    app.get('/whoami', { svc: { description: 'Who calls', auth: 'required' } }, async (request) => request.headers.authorization)
   })
-  app.get('/whoami', { svc: { description: 'Who calls', auth: 'required' } }, async (request) => request.headers.authorization)
-  return { app, url: `${await listening(t, app)}/mcp` }
 }
 
 function updatesOf (client: V1Client): string[] {
   const uris: string[] = []
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => { uris.push(notification.params.uri) })
   return uris
-}
-
-async function until (check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
 }
 
 /** Publishes until the client's stream (opened by the client after initialize) has delivered one update. */

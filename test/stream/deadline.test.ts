@@ -1,4 +1,4 @@
-import { request as httpRequest } from 'node:http'
+import { request as httpRequest, type ClientRequest } from 'node:http'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import t from 'tap'
 import { readyApp } from '../helpers/app.js'
@@ -57,6 +57,19 @@ function jobRoutes (log: Seen, svcTimeout?: number) {
   }
 }
 
+/**
+ * A request on its own connection, sent, whose answer nobody reads: the test destroys it to go away. With a
+ * `body`, POSTed as JSON.
+ */
+function sent (origin: string, path: string, body?: unknown): ClientRequest {
+  const request = body === undefined
+    ? httpRequest(new URL(path, origin), { agent: false })
+    : httpRequest(new URL(path, origin), { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false })
+  request.on('error', () => {})
+  request.end(body === undefined ? undefined : JSON.stringify(body))
+  return request
+}
+
 /** POST /svc/execute on its own connection (closed after the answer), resolving to status and body. */
 function postExecute (origin: string, body: unknown): Promise<{ status: number, json: Record<string, any> }> {
   return new Promise((resolve, reject) => {
@@ -103,9 +116,7 @@ t.test('svc.timeout is the command\'s own deadline; 0 is none', async (t) => {
   // invoke.timeout 0: the idiom route runs until its caller goes away, with no timer at all.
   const baseline = activeTimers()
   const origin = await listening(t, app)
-  const request = httpRequest(new URL('/svc/execute', origin), { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false })
-  request.on('error', () => {})
-  request.end(JSON.stringify({ command: 'idiom' }))
+  const request = sent(origin, '/svc/execute', { command: 'idiom' })
   while (log.started < 2) await pause(10)
   t.equal(activeTimers(), baseline, 'no deadline: no timer')
   request.destroy()
@@ -119,9 +130,7 @@ t.test('the execute caller going away aborts the route\'s signal with its cause'
   const log = seen()
   const app = await readyApp(t, {}, jobRoutes(log))
   const origin = await listening(t, app)
-  const request = httpRequest(new URL('/svc/execute', origin), { method: 'POST', headers: { 'content-type': 'application/json' }, agent: false })
-  request.on('error', () => {})
-  request.end(JSON.stringify({ command: 'job' }))
+  const request = sent(origin, '/svc/execute', { command: 'job' })
   while (log.started < 1) await pause(10)
   request.destroy()
   const began = Date.now()
@@ -145,9 +154,7 @@ t.test('a direct call: its signal aborts when its caller goes away, and when the
   const log = seen()
   const app = await readyApp(t, { invoke: { timeout: 0 } }, jobRoutes(log))
   const origin = await listening(t, app)
-  const request = httpRequest(new URL('/job', origin), { agent: false })
-  request.on('error', () => {})
-  request.end()
+  const request = sent(origin, '/job')
   while (log.started < 1) await pause(10)
   request.destroy()
   let began = Date.now()
@@ -159,9 +166,7 @@ t.test('a direct call: its signal aborts when its caller goes away, and when the
   t.same(done.json(), { ok: 1, aborted: false })
 
   // Through execute and directly, a job still running is cancelled when the app closes.
-  const direct = httpRequest(new URL('/job', origin), { agent: false })
-  direct.on('error', () => {})
-  direct.end()
+  sent(origin, '/job')
   const viaExecute = postExecute(origin, { command: 'job' })
   while (log.started < 2) await pause(10)
   const closing = app.close()
@@ -220,9 +225,7 @@ t.test('a direct call\'s signal first read after its caller left is aborted; rea
     })
   })
   const origin = await listening(t, app)
-  const request = httpRequest(new URL('/slow', origin), { agent: false })
-  request.on('error', () => {})
-  request.end()
+  const request = sent(origin, '/slow')
   await pause(100)
   request.destroy()
   await (await fetch(new URL('/answered', origin))).json()
@@ -241,9 +244,7 @@ t.test('a signal read after its request closed is aborted at once', async (t) =>
     })
   })
   const origin = await listening(t, app)
-  const request = httpRequest(new URL('/late', origin), { agent: false })
-  request.on('error', () => {})
-  request.end()
+  const request = sent(origin, '/late')
   await pause(100)
   request.destroy()
   const began = Date.now()

@@ -1,12 +1,10 @@
 import { request as httpRequest } from 'node:http'
-import { PassThrough, Readable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { fetchManifest, readyApp } from '../helpers/app.js'
 import { execute, pipeline } from '../helpers/invoke.js'
 import { diffManifests, type Manifest } from '../../lib/client/index.js'
-import { listening } from '../helpers/net.js'
-import { pause, SseSubscriber } from '../helpers/sse.js'
+import { pause, SseSubscriber, until } from '../helpers/sse.js'
+import { streamServer, type StreamContent, type StreamServer } from '../helpers/stream-routes.js'
 
 // Streamed execute (docs/long-running.md): `"stream": true` (or an Accept of text/event-stream alone)
 // answers an event stream of the route's pieces as they are written, its progress, then `done` or `error`.
@@ -21,117 +19,15 @@ function streamExecute (origin: string, body: Record<string, unknown>, headers: 
   })
 }
 
-async function until (condition: () => boolean, what: string): Promise<void> {
-  const began = Date.now()
-  while (!condition()) {
-    if (Date.now() - began > 3000) throw new Error(`timed out waiting for ${what}`)
-    await pause(5)
-  }
+/** Lines split mid-line, with CRLF, a line that is not JSON and an empty line; SSE in two writes. */
+const content: StreamContent = {
+  lines: ['{"n":1}\n{"n":', '2}\r\nnot json\n\n{"n":3}'],
+  sse: ['data: {"step":1}\n\n', 'data: plain text\n\nevent: result\ndata: {"total":2}\n\n'],
+  binary: [Buffer.from('ok'), Buffer.from([0xff, 0xfe])]
 }
 
-interface Log {
-  /** Writes the rest of the NDJSON stream. */
-  more?: () => void
-  /** Writes the rest of the SSE stream. */
-  moreSse?: () => void
-  aborted: unknown[]
-  closed: number
-  written: number
-}
-
-function routes (log: Log) {
-  return (app: FastifyInstance): void => {
-    app.get('/lines', { svc: { name: 'lines', description: 'NDJSON lines', stream: true } }, async (request, reply) => {
-      const body = new PassThrough()
-      body.write('{"n":1}\n{"n":')
-      log.more = () => { body.end('2}\r\nnot json\n\n{"n":3}') }
-      return reply.type('application/x-ndjson').send(body)
-    })
-    app.get('/sse', { svc: { name: 'sse', description: 'SSE written by hand', stream: true } }, (request, reply) => {
-      reply.hijack()
-      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' })
-      reply.raw.write('data: {"step":1}\n\n')
-      log.moreSse = () => {
-        reply.raw.write('data: plain text\n\nevent: result\ndata: {"total":2}\n\n')
-        reply.raw.end()
-      }
-    })
-    app.get('/job', { svc: { name: 'job', description: 'A job that reports progress' } }, async (request) => {
-      for (let step = 1; step <= 3; step++) {
-        if (request.svc.signal.aborted) throw new Error('stopped')
-        request.svc.progress(step, step === 2 ? { total: 3, message: 'halfway' } : { total: 3 })
-        await pause(10)
-      }
-      return { done: true }
-    })
-    app.get('/endless', { svc: { name: 'endless', description: 'Never ends', stream: true, timeout: 0 } }, async (request, reply) => {
-      const { signal } = request.svc
-      signal.addEventListener('abort', () => { log.aborted.push(signal.reason) })
-      request.raw.on('close', () => { log.closed++ })
-      const chunk = 'x'.repeat(1024)
-      const body = new Readable({
-        read () {
-          setImmediate(() => {
-            log.written++
-            this.push(chunk)
-          })
-        }
-      })
-      return reply.type('text/plain').send(body)
-    })
-    app.get('/slow-endless', { svc: { name: 'slowEndless', description: 'Ends at its deadline', stream: true, timeout: 300 } }, async (request, reply) => {
-      request.svc.signal.addEventListener('abort', () => { log.aborted.push(request.svc.signal.reason) })
-      const body = new PassThrough()
-      body.write('tick')
-      return reply.type('text/plain').send(body)
-    })
-    app.get('/binary', { svc: { name: 'binary', description: 'Bytes', stream: true } }, async (request, reply) => {
-      return reply.type('application/octet-stream').send(Readable.from([Buffer.from('ok'), Buffer.from([0xff, 0xfe])]))
-    })
-    app.get('/json', { svc: { name: 'json', description: 'A JSON body', stream: true } }, async (request, reply) => reply.header('retry-after', '5').send({ whole: true }))
-    app.get('/bare', { svc: { name: 'bare', description: 'No content type', stream: true } }, (request, reply) => {
-      reply.hijack()
-      reply.raw.end('as is')
-    })
-    app.get('/bytes', { svc: { name: 'bytes', description: 'Binary, not streamed' } }, async (request, reply) => reply.type('application/octet-stream').send(Buffer.from([1, 2])))
-    app.get('/locked', { svc: { name: 'locked', description: 'Refuses', stream: true } }, async (request, reply) => reply.code(401).send({ message: 'no' }))
-    app.get('/breaks', { svc: { name: 'breaks', description: 'Breaks mid-way', stream: true } }, async (request, reply) => {
-      const body = new PassThrough()
-      body.write('{"n":1}\n')
-      setTimeout(() => body.destroy(new Error('disk gone')), 20)
-      return reply.type('application/x-ndjson').send(body)
-    })
-    // A line, or an event, that never ends: the piece reader may hold only so much of it.
-    app.get('/long-line', { svc: { name: 'longLine', description: 'An NDJSON line without end', stream: true, timeout: 0 } }, async (request, reply) => {
-      request.svc.signal.addEventListener('abort', () => { log.aborted.push(request.svc.signal.reason) })
-      const chunk = 'x'.repeat(16 * 1024)
-      let first = true
-      const body = new Readable({
-        read () {
-          setImmediate(() => { this.push(first ? '{"n":1}\n' : chunk); first = false })
-        }
-      })
-      return reply.type('application/x-ndjson').send(body)
-    })
-    app.get('/long-event', { svc: { name: 'longEvent', description: 'An SSE event without end', stream: true, timeout: 0 } }, (request, reply) => {
-      request.svc.signal.addEventListener('abort', () => { log.aborted.push(request.svc.signal.reason) })
-      reply.hijack()
-      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' })
-      reply.raw.write('data: {"step":1}\n\ndata: ')
-      const timer = setInterval(() => { reply.raw.write('x'.repeat(16 * 1024)) }, 1)
-      request.raw.on('close', () => { clearInterval(timer) })
-    })
-    app.get('/late-fail', { svc: { name: 'lateFail', description: 'Fails after progress' } }, async (request) => {
-      request.svc.progress(1)
-      throw Object.assign(new Error('no stock'), { statusCode: 409 })
-    })
-  }
-}
-
-async function setup (t: Test, options = {}): Promise<{ origin: string, log: Log, app: FastifyInstance }> {
-  const log: Log = { aborted: [], closed: 0, written: 0 }
-  const app = await readyApp(t, options, routes(log))
-  return { origin: await listening(t, app), log, app }
+async function setup (t: Test, options = {}): Promise<StreamServer> {
+  return await streamServer(t, content, options)
 }
 
 t.test('NDJSON pieces arrive as the route writes them, then done', async (t) => {
@@ -240,11 +136,11 @@ t.test('asking: stream true or false in the envelope, else Accept', async (t) =>
 
 t.test('the caller going away stops an endless stream: its signal aborts and its request closes', async (t) => {
   const { origin, log } = await setup(t)
-  const stream = await streamExecute(origin, { command: 'endless', stream: true })
+  const stream = await streamExecute(origin, { command: 'flood', stream: true })
   await stream.frameCount(3)
   stream.close()
-  await until(() => log.aborted.length === 1 && log.closed === 1, 'the route to stop')
-  t.match(log.aborted[0], { name: 'AbortError', message: /caller went away/ })
+  await until(() => 'flood' in log.aborted && log.closed.includes('flood'), 'the route to stop')
+  t.match(log.aborted.flood, { name: 'AbortError', message: /caller went away/ })
   const written = log.written
   await pause(100)
   t.ok(log.written <= written + 1, 'the route stopped writing')
@@ -258,15 +154,15 @@ t.test('a deadline ends a streamed call with an error frame, 504', async (t) => 
     { type: 'chunk', data: 'tick' },
     { type: 'error', error: { code: 'TIMEOUT', status: 504, message: /300 ms \(svc.timeout\)/ } }
   ])
-  t.match(log.aborted, [{ code: 'TIMEOUT' }])
+  t.match(log.aborted, { slowEndless: { code: 'TIMEOUT' } })
 })
 
 t.test('a caller that reads too slowly: the route is cancelled and the stream ends with a 413 error frame', async (t) => {
   const { origin, log } = await setup(t, { invoke: { maxResultBytes: 64 * 1024 } })
-  const stream = await streamExecute(origin, { command: 'endless', stream: true })
+  const stream = await streamExecute(origin, { command: 'flood', stream: true })
   stream.response.pause()
-  await until(() => log.aborted.length === 1, 'the route to be cancelled')
-  t.match(log.aborted[0], { code: 'PAYLOAD_TOO_LARGE', status: 413, message: /more than 65536 bytes/ })
+  await until(() => 'flood' in log.aborted, 'the route to be cancelled')
+  t.match(log.aborted.flood, { code: 'PAYLOAD_TOO_LARGE', status: 413, message: /more than 65536 bytes/ })
   stream.response.resume()
   await stream.end()
   const last = stream.frames.at(-1)!.data
@@ -282,7 +178,7 @@ t.test('a piece that never ends is held only up to the byte budget: the route is
     t.same(stream.frames.map(({ data }) => (data as { type: string }).type), ['chunk', 'error'], command)
     t.same((stream.frames[0].data as { data: unknown }).data, first, 'the pieces before it were sent')
     t.match(stream.frames[1].data, { type: 'error', error: { code: 'PAYLOAD_TOO_LARGE', status: 413, message: /A piece of the route's stream passed 65536 bytes/ } })
-    t.match(log.aborted, [{ code: 'PAYLOAD_TOO_LARGE' }], 'the route was cancelled')
+    t.match(log.aborted, { [command]: { code: 'PAYLOAD_TOO_LARGE' } }, 'the route was cancelled')
   }
 })
 

@@ -1,16 +1,15 @@
 import { Type } from '@sinclair/typebox'
-import type { ElementHandle, Page } from 'puppeteer-core'
-import t from 'tap'
-import { launchBrowser, runShop, watchedPage, type ShopApp } from '../helpers/browser.js'
+import type { ElementHandle } from 'puppeteer-core'
+import t, { type Test } from 'tap'
+import { launchBrowser, runShop, watchedPage, type ShopApp, type WatchedPage } from '../helpers/browser.js'
 import { uiAssetsBuilt } from '../helpers/ui-assets.js'
+import { card, field, opened, spoken } from '../helpers/ui-page.js'
 
 // The form's fields as a screen reader and a sighted visitor meet them, in Debian's chromium: the
 // accessible name is the param's name alone, its type and marks are its description; JSON fields say
 // under them when their text does not parse, and nothing is sent.
 uiAssetsBuilt()
 const browser = await launchBrowser(t)
-
-const card = (name: string): string => `details[data-command="${name}"]`
 
 /** Routes beside the shop's: nested objects and arrays, and fields typed as JSON. */
 function moreRoutes (app: ShopApp): void {
@@ -39,32 +38,14 @@ function moreRoutes (app: ShopApp): void {
   }, async (request) => request.body)
 }
 
-async function opened (page: Page, url: string, name: string): Promise<void> {
-  await page.goto(url, { waitUntil: 'networkidle0' })
-  await page.waitForSelector('#commands')
-  await page.click(`${card(name)} > summary`)
-  await page.waitForSelector(`${card(name)} form.call`)
-}
-
-/** The accessible name and description chromium computes for an element, as a screen reader gets them. */
-async function spoken (page: Page, element: ElementHandle): Promise<{ role: string, name: string, description: string }> {
-  const node = await page.accessibility.snapshot({ root: element, interestingOnly: false })
-  return { role: String(node?.role), name: String(node?.name ?? ''), description: String(node?.description ?? '') }
-}
-
-/** The field of `label` (its name as shown) in a command's form: its control, or its fieldset. */
-async function field (page: Page, scope: string, label: string): Promise<ElementHandle> {
-  const handle = await page.evaluateHandle((scopeSelector, name) => {
-    const names = [...document.querySelectorAll(`${scopeSelector} .name`)]
-    const span = names.find((element) => element.textContent === name && element.closest('form.call') !== null)
-    const legend = span?.closest('legend')
-    if (legend !== null && legend !== undefined) return legend.parentElement
-    const labelFor = span?.closest('label')?.htmlFor
-    return labelFor === undefined ? null : document.getElementById(labelFor)
-  }, scope, label)
-  const element = handle.asElement()
-  if (element === null) throw new Error(`no field ${label} in ${scope}`)
-  return element as ElementHandle
+/** The shop with moreRoutes, in a new tab, `command`'s card open; `executed`: the body of every execute the page sends. */
+async function withCommandOpen (t: Test, command: string): Promise<WatchedPage & { executed: string[] }> {
+  const { ui } = await runShop(t, {}, moreRoutes)
+  const { page, problems } = await watchedPage(t, browser)
+  const executed: string[] = []
+  page.on('request', (request) => { if (request.url().endsWith('/svc/execute')) executed.push(request.postData() ?? '') })
+  await opened(page, ui, command)
+  return { page, problems, executed }
 }
 
 /** The texts of a field's visible label (or legend), each as rendered: what a sighted visitor reads. */
@@ -119,11 +100,7 @@ t.test('a field\'s accessible name is its name alone; its type, bounds and requi
 })
 
 t.test('a JSON field says under it that its text does not parse, and Run sends nothing until it does', async (t) => {
-  const { ui } = await runShop(t, {}, moreRoutes)
-  const { page, problems } = await watchedPage(t, browser)
-  const executed: string[] = []
-  page.on('request', (request) => { if (request.url().endsWith('/svc/execute')) executed.push(request.postData() ?? '') })
-  await opened(page, ui, 'hooks.replay')
+  const { page, problems, executed } = await withCommandOpen(t, 'hooks.replay')
   const hooks = card('hooks.replay')
   const payload = await field(page, hooks, 'payload')
   t.same(await spoken(page, payload), { role: 'textbox', name: 'payload', description: 'required, object. The hook\'s body · JSON object' })
@@ -157,11 +134,7 @@ t.test('a JSON field says under it that its text does not parse, and Run sends n
 })
 
 t.test('a field that allows any JSON value is a JSON editor: a bare word is told to be quoted, a quoted one is sent as text', async (t) => {
-  const { ui } = await runShop(t, {}, moreRoutes)
-  const { page, problems } = await watchedPage(t, browser)
-  const executed: string[] = []
-  page.on('request', (request) => { if (request.url().endsWith('/svc/execute')) executed.push(request.postData() ?? '') })
-  await opened(page, ui, 'hooks.echo')
+  const { page, problems, executed } = await withCommandOpen(t, 'hooks.echo')
   const echo = card('hooks.echo')
   const value = await field(page, echo, 'value')
   t.match(await spoken(page, value), { role: 'textbox', name: 'value', description: /^required, any\./ })

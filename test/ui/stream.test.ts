@@ -4,13 +4,12 @@ import t from 'tap'
 import { DEMO_TOKEN } from '../../examples/shop/app.js'
 import { launchBrowser, runShop, watchedPage, type ShopApp } from '../helpers/browser.js'
 import { uiAssetsBuilt } from '../helpers/ui-assets.js'
+import { card, opened, spoken, text } from '../helpers/ui-page.js'
 
 // A `stream: true` command run from the page, in Debian's chromium: its pieces show while the route is
 // still writing, its progress moves a bar, Stop cancels the call on the server, and the final result shows.
 uiAssetsBuilt()
 const browser = await launchBrowser(t)
-
-const card = (name: string): string => `details[data-command="${name}"]`
 
 /** A promise and what settles it, for a route that waits for the test. */
 function gate<T = void> (): { promise: Promise<T>, open: (value: T) => void } {
@@ -30,20 +29,6 @@ async function within<T> (promise: Promise<T>, ms: number, what: string): Promis
   }
 }
 
-async function opened (page: Page, url: string, name: string): Promise<void> {
-  await page.goto(url, { waitUntil: 'networkidle0' })
-  await page.waitForSelector('#commands')
-  await page.click(`${card(name)} > summary`)
-  await page.waitForSelector(`${card(name)} form.call`)
-}
-
-/** The role, accessible name and description chromium computes for an element. */
-async function spoken (page: Page, element: ElementHandle): Promise<{ role: string, name: string, description: string }> {
-  const node = await page.accessibility.snapshot({ root: element, interestingOnly: false })
-  return { role: String(node?.role), name: String(node?.name ?? ''), description: String(node?.description ?? '') }
-}
-
-const text = async (page: Page, selector: string): Promise<string> => await page.$eval(selector, (element) => element.textContent ?? '')
 const pieceTexts = async (page: Page, name: string): Promise<string[]> =>
   await page.$$eval(`${card(name)} .pieces li`, (items) => items.map((item) => item.textContent ?? ''))
 
