@@ -1,4 +1,5 @@
 import { DESCRIPTOR_KEYWORDS } from '../manifest/keywords.js'
+import { paginationOf } from '../manifest/pagination.js'
 import type { Manifest, ManifestCommand, ManifestField, ManifestProperty } from '../manifest/types.js'
 import type { ServiceUrls } from './api-catalog.js'
 
@@ -81,6 +82,15 @@ function commandLines (name: string, command: ManifestCommand): string[] {
   const { idempotent, sideEffects } = command.hints ?? {}
   if (idempotent !== undefined) lines.push(`- Idempotent: ${idempotent ? 'yes' : 'no'}`)
   if (sideEffects !== undefined) lines.push(`- Side effects: ${sideEffects ? 'yes' : 'no'}`)
+  if (command.rateLimit !== undefined) lines.push(`- Rate limit: at most ${command.rateLimit.maxRequests} requests per ${command.rateLimit.windowMs} ms`)
+  const pagination = paginationOf(command.paginated)
+  if (pagination !== undefined) {
+    const { style, defaultLimit, maxLimit, items, next, total } = pagination
+    const walk = style === 'cursor'
+      ? `send the result's ${code(next)} back as ${code('cursor')} for the next page, until it is null or absent`
+      : `send ${code('offset')} (the items read so far) for the next page, until a page has fewer items than ${code('limit')}`
+    lines.push(`- Paginated (${style}): the items are in the result's ${code(items)}, the count across pages in ${code(total)} when given; ${walk}; ${code('limit')} is ${defaultLimit} unless sent, at most ${maxLimit}`)
+  }
   if (command.stream === true) lines.push('- Streams its result: call it with `"stream": true` to read the pieces as they come')
   if (command.deprecated === true) lines.push('- Deprecated: prefer another command')
   for (const example of command.examples ?? []) {

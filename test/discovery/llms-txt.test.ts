@@ -57,6 +57,25 @@ function fixtureRoutes (app: FastifyInstance): void {
     }
   }, async () => [])
   app.get('/orders/live', { svc: { name: 'orders.live', description: 'New orders as they come', tags: ['orders'], stream: true } }, async () => '')
+  app.get('/orders', {
+    svc: {
+      name: 'orders.list',
+      description: 'Orders, a page at a time',
+      tags: ['orders'],
+      params: Type.Object({ cursor: Type.Optional(Type.String()), limit: Type.Optional(Type.Integer()) }),
+      paginated: true,
+      rateLimit: { maxRequests: 10, windowMs: 60000 }
+    }
+  }, async () => ({ items: [] }))
+  app.get('/returns', {
+    svc: {
+      name: 'returns.list',
+      description: 'Returns, a page at a time',
+      tags: ['orders'],
+      params: Type.Object({ offset: Type.Optional(Type.Integer()), limit: Type.Optional(Type.Integer()) }),
+      paginated: { style: 'offset', defaultLimit: 10, maxLimit: 50, items: 'returns', total: 'count' }
+    }
+  }, async () => ({ returns: [] }))
   app.get('/health', { svc: { description: 'Health', hints: { idempotent: true, sideEffects: false } } }, async () => ({}))
 }
 
@@ -117,6 +136,17 @@ Search the catalogue
 
 ## orders
 
+### orders.list
+
+Orders, a page at a time
+
+- Auth: none
+- Params:
+  - \`cursor\` (string, optional)
+  - \`limit\` (number, optional)
+- Rate limit: at most 10 requests per 60000 ms
+- Paginated (cursor): the items are in the result's \`items\`, the count across pages in \`total\` when given; send the result's \`nextCursor\` back as \`cursor\` for the next page, until it is null or absent; \`limit\` is 20 unless sent, at most 100
+
 ### orders.live
 
 New orders as they come
@@ -124,6 +154,16 @@ New orders as they come
 - Auth: none
 - Params: none
 - Streams its result: call it with \`"stream": true\` to read the pieces as they come
+
+### returns.list
+
+Returns, a page at a time
+
+- Auth: none
+- Params:
+  - \`offset\` (number, optional)
+  - \`limit\` (number, optional)
+- Paginated (offset): the items are in the result's \`returns\`, the count across pages in \`count\` when given; send \`offset\` (the items read so far) for the next page, until a page has fewer items than \`limit\`; \`limit\` is 10 unless sent, at most 50
 
 ## search
 
