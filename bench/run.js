@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { cpus } from 'node:os'
 import { createRequire } from 'node:module'
+import { measureAudiences } from './audiences.js'
 import { measureInvocation } from './invoke.js'
 import { measureMcp } from './mcp.js'
 import { LINE_BYTES, LINES, measureCancellation, measureStreams } from './streams.js'
@@ -36,6 +37,7 @@ const benchmarks = {
   invocation: invocationBenchmark,
   mcp: mcpBenchmark,
   streams: streamsBenchmark,
+  audiences: audiencesBenchmark,
   realtime: realtimeBenchmark,
   startup: startupBenchmark,
   'app-start': appStartBenchmark,
@@ -123,6 +125,21 @@ async function mcpBenchmark () {
  * CPU per piece, alternating rounds), write → read latency of a piece, abort → `request.svc.signal` latency by
  * each way a caller cancels, and the server's heap over abandoned calls of an endless stream.
  */
+/** Audiences (DESIGN §11): the public manifest beside a prebuilt Buffer, and a credentialed one beside the verifier's own route. */
+async function audiencesBenchmark () {
+  const result = await measureAudiences(settings)
+  const publicRatio = median(result.publicRatios)
+  const extra = median(result.credentialExtra)
+  const micros = (values) => `${fixed(median(values), 1)} [${fixed(Math.min(...values), 1)}–${fixed(Math.max(...values), 1)}]`
+  console.log(`\n### Audiences (50 commands, ${result.hidden} hidden; ${settings.rounds} rounds of ${settings.duration} s each, alternating; median [min–max] of the rounds)\n`)
+  console.log(formatTable(['Request', 'Server CPU µs/req', 'Against', 'Its µs/req', 'Ratio or difference', 'Goal', 'Result'], [
+    ['manifest, public view (no credential)', fixed(result.cpu.public, 1), 'the same bytes from a prebuilt Buffer', fixed(result.cpu.buffer, 1), rangeOf(result.publicRatios), '≤ 1.03', verdict(publicRatio <= 1.03)],
+    ['manifest with a credential (the admin view)', fixed(result.cpu.credentialed, 1), 'a route running the same verifier, then the same bytes', fixed(result.cpu.verified, 1), `+${micros(result.credentialExtra)} µs`, '≤ +20 µs', verdict(extra <= 20)]
+  ]))
+  goals.push(['manifest with hidden commands, public view: server CPU vs a prebuilt Buffer', '≤ 1.03', fixed(publicRatio), verdict(publicRatio <= 1.03)])
+  goals.push(['manifest with a credential: server CPU over the verifier\'s own route', '≤ +20 µs', `+${fixed(extra, 1)} µs`, verdict(extra <= 20)])
+}
+
 async function streamsBenchmark () {
   const streams = await measureStreams(settings)
   const cpu = median(streams.cpuRatios)
