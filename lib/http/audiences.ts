@@ -63,11 +63,6 @@ export class ManifestViews {
     this.completeBody = Buffer.from(JSON.stringify(manifest), 'utf8')
   }
 
-  /** The number of credential views kept. */
-  get size (): number {
-    return this.views.size
-  }
-
   /** The view of a credential that may see `visible` (sorted names of hidden commands). */
   viewOf (visible: readonly string[]): PreparedResponse {
     return this.views.get(audienceKey(visible), () => this.prepare(visible, 'private'))

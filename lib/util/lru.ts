@@ -20,8 +20,4 @@ export class Lru<T> {
     this.values.set(key, made)
     return made
   }
-
-  get size (): number {
-    return this.values.size
-  }
 }

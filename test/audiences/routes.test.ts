@@ -1,4 +1,7 @@
+import Fastify from 'fastify'
 import t from 'tap'
+import svcManifest from '../../lib/index.js'
+import { requiredOptions } from '../helpers/app.js'
 import { audienceShop, withToken } from '../helpers/audiences.js'
 
 /** What matters of an answer to compare two: status, body and the headers a client could tell apart. */
@@ -65,4 +68,39 @@ t.test('execute and pipeline: a hidden command the caller may not see is an unkn
   t.same(refused.results[1], { command: 'ops.restart', ...expected('ops.restart') }, 'an unknown command, before its references are read')
   const reference = (await pipeline(withToken('ops-token'))).json()
   t.equal(reference.results[1].error.code, 'INVALID_PARAMS', 'the caller who sees it gets the route\'s own answer')
+})
+
+t.test('a hidden command without scopes exists for every verified credential', async (t) => {
+  const app = await audienceShop(t, {
+    routes: (app) => { app.get('/internal/ping', { svc: { name: 'internal.ping', description: 'Ping, for staff', auth: 'hidden' } }, async () => 'pong') }
+  })
+  t.equal((await app.inject({ url: '/internal/ping' })).statusCode, 404)
+  t.equal((await app.inject({ url: '/internal/ping', headers: withToken('wrong') })).statusCode, 404)
+  t.equal((await app.inject({ url: '/internal/ping', headers: withToken('user-token') })).body, 'pong')
+  const executed = await app.inject({ method: 'POST', url: '/svc/execute', headers: withToken('user-token'), payload: { command: 'internal.ping' } })
+  t.same(executed.json(), { ok: true, result: 'pong' })
+  const manifest = await app.inject({ url: '/.well-known/svc.json', headers: withToken('user-token') })
+  t.ok('internal.ping' in manifest.json().commands)
+})
+
+t.test('the protected resource metadata names only the scopes of the public commands', async (t) => {
+  const app = await audienceShop(t, {
+    options: { auth: { type: 'bearer', description: 'Shop tokens', verify: () => ({ sub: 'x' }), authorizationServers: ['https://id.example'] } },
+    routes: (app) => { app.get('/reports', { svc: { name: 'reports.list', description: 'Reports', auth: 'required', scopes: ['reports'] } }, async () => []) }
+  })
+  const metadata = await app.inject({ url: '/.well-known/oauth-protected-resource' })
+  t.same(metadata.json().scopes_supported, ['reports'], 'the hidden commands\' scopes (admin, ops) are not named')
+})
+
+t.test('svc.auth: \'hidden\' needs the plugin\'s auth, and any other value is refused', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(svcManifest, requiredOptions)
+  app.get('/admin', { svc: { description: 'Admin', auth: 'hidden' } }, async () => 'x')
+  await t.rejects(app.ready(), { code: 'FST_SVC_AUTH_NOT_CONFIGURED', message: /GET \/admin require auth/ })
+  const other = Fastify()
+  t.teardown(() => other.close())
+  await other.register(svcManifest, requiredOptions)
+  other.get('/admin', { svc: { description: 'Admin', auth: 'secret' as 'hidden' } }, async () => 'x')
+  await t.rejects(other.ready(), { code: 'FST_SVC_INVALID_ROUTE_OPTION', message: /"required", "optional" or "hidden"/ })
 })
