@@ -42,7 +42,12 @@ async function start (): Promise<void> {
   // The token box stays in place while the view around it is drawn again.
   const header = h('div', { className: 'view-header' })
   const view = h('div', { className: 'view' })
+  /** What is drawn: the view's checksum, and the refusal shown above it. A view already drawn is left as it is (open cards, answers). */
+  let drawn: string | undefined
   const draw = ({ manifest, endpoints }: Loaded, refused?: string): void => {
+    const key = `${manifest.checksum} ${refused ?? ''}`
+    if (key === drawn) return
+    drawn = key
     const context: PageContext = { manifest, endpoints, authorization: token === undefined ? () => '' : token.authorization }
     replace(header, serviceHeader(manifest, manifestUrl))
     replace(view,
