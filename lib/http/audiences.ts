@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify'
 import { checksumOf } from '../assemble/manifest.js'
-import type { Manifest, ManifestCommand } from '../manifest/types.js'
+import type { Manifest, ManifestCommand, ManifestField, ManifestType } from '../manifest/types.js'
 import { Lru } from '../util/lru.js'
 import type { BearerAuth } from './auth.js'
 import { prepareResponse, type PreparedResponse } from './manifest.js'
@@ -23,6 +23,26 @@ export async function audienceOf (auth: BearerAuth, request: FastifyRequest, hid
   if (credential === null) return visible
   for (const [name, scopes] of hidden) if (auth.grants(credential, scopes)) visible.push(name)
   return visible.sort()
+}
+
+/** Adds to `into` each type a descriptor names by its `type`, however deep (items, properties). */
+function namedTypes (field: ManifestField, types: Readonly<Record<string, ManifestType>>, into: Set<string>): void {
+  if (Object.hasOwn(types, field.type) && !into.has(field.type)) {
+    into.add(field.type)
+    namedTypes(types[field.type], types, into)
+  }
+  if (field.items !== undefined) namedTypes(field.items, types, into)
+  for (const nested of Object.values(field.properties ?? {})) namedTypes(nested, types, into)
+}
+
+/** The types the params and return types of `commands` name, and those these name in turn. */
+function typesOfCommands (commands: Iterable<ManifestCommand>, types: Readonly<Record<string, ManifestType>>): Set<string> {
+  const named = new Set<string>()
+  for (const command of commands) {
+    for (const field of Object.values(command.params ?? {})) namedTypes(field, types, named)
+    if (command.returns !== undefined) namedTypes(command.returns, types, named)
+  }
+  return named
 }
 
 /** The key of a visible set, for the views' caches. */
@@ -68,14 +88,29 @@ export class ManifestViews {
     return this.views.get(audienceKey(visible), () => this.prepare(visible, 'private'))
   }
 
+  /**
+   * The types of a view: all but those only the commands it leaves out name (a hidden command's return
+   * type would tell of it). A type that a command of the view, an event or another kept type names stays.
+   */
+  private typesOf (commands: Record<string, ManifestCommand>): Manifest['types'] {
+    const { types } = this.manifest
+    const left = Object.entries(this.manifest.commands).filter(([name]) => !Object.hasOwn(commands, name)).map(([, command]) => command)
+    const theirs = typesOfCommands(left, types)
+    if (theirs.size === 0) return types
+    const kept = typesOfCommands(Object.values(commands), types)
+    for (const event of Object.values(this.manifest.events)) for (const field of Object.values(event.data ?? {})) namedTypes(field, types, kept)
+    for (const name of Object.keys(types)) if (!theirs.has(name)) namedTypes({ type: name }, types, kept)
+    return Object.fromEntries(Object.entries(types).filter(([name]) => kept.has(name)))
+  }
+
   /** The response of the view that holds the hidden commands in `visible` and no other. */
   private prepare (visible: readonly string[], scope: 'public' | 'private'): PreparedResponse {
     const commands: Record<string, ManifestCommand> = {}
     for (const [name, command] of Object.entries(this.manifest.commands)) {
       if (!this.hidden.has(name) || visible.includes(name)) commands[name] = command
     }
-    // The spread keeps the manifest's key order; only `commands` and `checksum` are the view's own.
-    const view: Manifest = { ...this.manifest, commands, checksum: checksumOf(commands) } as Manifest
+    // The spread keeps the manifest's key order; `commands`, `checksum` and `types` are the view's own.
+    const view: Manifest = { ...this.manifest, commands, types: this.typesOf(commands), checksum: checksumOf(commands) } as Manifest
     return prepareResponse(view, this.maxAge, this.link, { scope, vary: true })
   }
 }

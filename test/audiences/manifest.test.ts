@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { checksumOf, verifyManifest } from '../../lib/client/index.js'
 import { audienceShop, withToken } from '../helpers/audiences.js'
@@ -127,4 +128,29 @@ t.test('with no hidden command the manifest is served as before: no vary, a cred
   t.equal(withCredential.headers['cache-control'], 'public, max-age=300')
   t.equal(withCredential.body, (await counting.inject({ url: PATH })).body)
   t.equal(verified, 0, 'no credential is verified')
+})
+
+t.test('a type only hidden commands name is left out of the views that leave them out', async (t) => {
+  const app = await audienceShop(t, {
+    options: {
+      types: {
+        Product: Type.Object({ sku: Type.String() }),
+        AuditEntry: Type.Object({ who: Type.String() }),
+        Unused: Type.Object({ note: Type.String() })
+      },
+      events: { 'product.added': { description: 'A product was added', data: Type.Object({ product: Type.Ref('Product') }) }, 'catalog.cleared': { description: 'The catalogue was emptied' } }
+    },
+    routes: (app) => {
+      app.svc.type('AuditLog', Type.Object({ entries: Type.Array(Type.Ref('AuditEntry')), about: Type.Ref('Product') }))
+      app.get('/products', { svc: { name: 'products.list', description: 'Products', returns: Type.Array(Type.Ref('Product')) } }, async () => [])
+      app.get('/admin/audit', { svc: { name: 'admin.audit', description: 'Audit log', auth: 'hidden', scopes: ['admin'], returns: Type.Ref('AuditLog') } }, async () => ({ entries: [], about: { sku: 'x' } }))
+    }
+  })
+  t.same(Object.keys(app.svc.manifest.types), ['AuditEntry', 'AuditLog', 'Product', 'Unused'])
+  const publicView = (await app.inject({ url: PATH })).json()
+  t.same(Object.keys(publicView.types), ['Product', 'Unused'], 'AuditLog and the AuditEntry it names are the hidden command\'s alone')
+  t.ok(verifyManifest(publicView, { strict: true }).ok, 'every type the view names is in it')
+  const adminView = (await app.inject({ url: PATH, headers: withToken('admin-token') })).json()
+  t.same(Object.keys(adminView.types), ['AuditEntry', 'AuditLog', 'Product', 'Unused'])
+  t.same(Object.keys((await app.inject({ url: PATH, headers: withToken('ops-token') })).json().types), ['Product', 'Unused'])
 })
