@@ -25,15 +25,24 @@ export function placesOf (command: CommandRoute): Record<string, ParamPlace> {
 export class Catalog {
   /** Each command's route, by command name: what the invocation endpoints dispatch on. */
   private readonly byName = new Map<string, CommandRoute>()
+  /**
+   * The hidden commands (`svc.auth: 'hidden'`), by name in the manifest's order, each with the scopes a
+   * credential must grant for it to exist for its caller. Empty in most apps: then every caller sees all.
+   */
+  readonly hidden: ReadonlyMap<string, readonly string[]>
   private parsed: Readonly<Manifest> | undefined
+  private parsedPublic: Readonly<Manifest> | undefined
 
   constructor (
     /** The served body. */
     readonly body: Buffer,
     readonly checksum: string,
-    routes: Iterable<CommandRoute>
+    routes: Iterable<CommandRoute>,
+    /** The public view's body (no hidden command): the complete one when there is none. */
+    readonly publicBody: Buffer = body
   ) {
     for (const route of routes) this.byName.set(route.name, route)
+    this.hidden = hiddenCommands(this.byName.values())
   }
 
   /** The route of a command of the manifest, or undefined: only commands are reachable by name. */
@@ -41,10 +50,28 @@ export class Catalog {
     return this.byName.get(name)
   }
 
+  /** The complete manifest: every command, the hidden ones included (`app.svc.manifest`). */
   get manifest (): Readonly<Manifest> {
     this.parsed ??= deepFreeze(JSON.parse(this.body.toString('utf8')) as Manifest)
     return this.parsed
   }
+
+  /**
+   * The public manifest: what a caller without a credential is served, every command but the hidden ones.
+   * What a document for everyone (llms.txt, an API catalog, OAuth metadata) is made from.
+   */
+  get publicManifest (): Readonly<Manifest> {
+    if (this.publicBody === this.body) return this.manifest
+    this.parsedPublic ??= deepFreeze(JSON.parse(this.publicBody.toString('utf8')) as Manifest)
+    return this.parsedPublic
+  }
+}
+
+/** The hidden commands of `routes` (`svc.auth: 'hidden'`), each with the scopes it needs. */
+export function hiddenCommands (routes: Iterable<CommandRoute>): Map<string, readonly string[]> {
+  const hidden = new Map<string, readonly string[]>()
+  for (const route of routes) if (route.hidden !== undefined) hidden.set(route.name, route.hidden)
+  return hidden
 }
 
 function deepFreeze<T> (value: T): T {

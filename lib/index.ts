@@ -77,10 +77,12 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
       config.invoke === false ? DEFAULT_MAX_RESULT_BYTES : config.invoke.maxResultBytes,
       lifecycle,
       config.invoke === false ? DEFAULT_INVOKE_TIMEOUT : config.invoke.timeout,
-      liveCalls
+      liveCalls,
+      auth
     ),
     declarations,
     prepared: () => lifecycle.built?.prepared,
+    views: () => lifecycle.built?.views,
     realtime,
     onCatalog: (listener) => { lifecycle.onReady(({ catalog, resolve }) => listener(catalog, resolve)) }
   }

@@ -15,8 +15,13 @@ export interface SvcRegistry {
   event (name: string, options: SvcEventOptions): void
   /** Registers a live channel (layout `0.5.0`). Before `ready()` only. */
   channel (name: string, options: SvcChannelOptions): void
-  /** The generated manifest, frozen. Throws before `ready()`. */
+  /** The generated manifest, frozen: every command, the hidden ones (`svc.auth: 'hidden'`) included. Throws before `ready()`. */
   readonly manifest: Readonly<Manifest>
+  /**
+   * The public manifest, frozen: what a caller without a credential is served, every command but the hidden
+   * ones (the same object as `manifest` when none is). Throws before `ready()`.
+   */
+  readonly publicManifest: Readonly<Manifest>
   /** The manifest's checksum (also its ETag). Throws before `ready()`. */
   readonly checksum: string
   /**
@@ -56,6 +61,7 @@ export function svcRegistry (declarations: Declarations, lifecycle: Pick<Lifecyc
     event: (name, options) => declarations.addEvent(name, options),
     channel: (name, options) => declarations.addChannel(name, options),
     get manifest () { return lifecycle.requireReady('app.svc.manifest').catalog.manifest },
+    get publicManifest () { return lifecycle.requireReady('app.svc.publicManifest').catalog.publicManifest },
     get checksum () { return lifecycle.requireReady('app.svc.checksum').catalog.checksum },
     emit: (event, data, options) => started('app.svc.emit()', () => unknownEvent(event, [])).emit(event, data, options),
     publish: (channel, key, state) => started('app.svc.publish()', () => unknownChannel(channel, [])).publish(channel, key, state)

@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify'
 import { buildManifest } from './assemble/manifest.js'
-import { Catalog } from './catalog.js'
+import { Catalog, hiddenCommands } from './catalog.js'
 import type { RouteCollector } from './collect/collector.js'
 import type { Declarations } from './collect/declarations.js'
 import type { UnseenRoutes } from './collect/unseen-routes.js'
 import type { BearerAuth } from './http/auth.js'
 import type { EndpointLinks } from './http/links.js'
-import { prepareResponse, type PreparedResponse } from './http/manifest.js'
+import { ManifestViews } from './http/audiences.js'
+import type { PreparedResponse } from './http/manifest.js'
 import type { Config } from './options.js'
 import { together } from './problems.js'
 import type { RealtimeOnDemand } from './realtime/on-demand.js'
@@ -14,7 +15,10 @@ import type { Schema } from './schema/schema.js'
 
 /** What `ready()` builds, which the lifecycle hands out: the served response, the catalog, the app's schemas. */
 export interface Built {
+  /** The public view's response. */
   prepared: PreparedResponse
+  /** The manifest per audience: the public view, and each credential's (hidden commands). */
+  views: ManifestViews
   catalog: Catalog
   /** A shared schema of the app by `$id`, as the routes resolve it. */
   resolve: (id: string) => Schema | undefined
@@ -53,9 +57,9 @@ export async function start (fastify: FastifyInstance, parts: StartParts, hand: 
   problems.push(...collector.checkExamples())
   const built = attempt(() => buildManifest(config, declarations, collector.commands, new Date(), fastify.getSchemas()))
   if (built === undefined || problems.length > 0) throw together(problems)
-  const prepared = prepareResponse(built.manifest, config.maxAge, links.header())
-  const catalog = new Catalog(prepared.body, prepared.checksum, built.routes)
-  hand({ prepared, catalog, resolve: (id) => fastify.getSchema(id) as Schema | undefined })
+  const views = new ManifestViews(built.manifest, hiddenCommands(built.routes), config.maxAge, links.header())
+  const catalog = new Catalog(views.completeBody, built.manifest.checksum, built.routes, views.public.body)
+  hand({ prepared: views.public, views, catalog, resolve: (id) => fastify.getSchema(id) as Schema | undefined })
   collector.release()
   if (declarations.declaresRealtime) await realtime.start()
 }

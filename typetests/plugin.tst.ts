@@ -63,6 +63,8 @@ describe('the svc route option', () => {
   test('is accepted on shorthand routes and route()', () => {
     expect(app.get).type.toBeCallableWith('/search', { svc: { description: 'Search', params: Type.Object({ q: Type.String() }) } }, async () => [])
     expect(app.route).type.toBeCallableWith({ method: 'POST', url: '/cart', svc: { description: 'Add', auth: 'required' }, handler: async () => ({}) })
+    expect(app.get).type.toBeCallableWith('/admin', { svc: { description: 'Admin', auth: 'hidden', scopes: ['admin'] } }, async () => ({}))
+    expect(app.get).type.not.toBeCallableWith('/admin', { svc: { description: 'Admin', auth: 'secret' } }, async () => ({}))
   })
 
   test('accepts schemas from TypeBox 0.34, TypeBox 1.x and plain JSON Schema', () => {
@@ -98,6 +100,7 @@ describe('the app.svc decorator and the request', () => {
     expect(app.svc.event).type.not.toBeCallableWith('cart.updated', { data: Type.Object({}) })
     expect(app.svc.channel).type.toBeCallableWith('cart', { description: 'Live cart' })
     expect(app.svc.manifest).type.toBe<Readonly<Manifest>>()
+    expect(app.svc.publicManifest).type.toBe<Readonly<Manifest>>()
     expect(app.svc.checksum).type.toBe<string>()
   })
 

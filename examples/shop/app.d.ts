@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify'
 
 export declare const DEMO_TOKEN: 'demo-token'
+/** The shop keeper's token: it alone sees the hidden command `admin.sales`. */
+export declare const ADMIN_TOKEN: 'admin-token'
 
 export interface ShopOptions {
   /** Manifest layout: '1.0' (default) or '0.5.0'. */

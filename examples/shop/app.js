@@ -11,6 +11,9 @@ import svcManifest from 'fastify-svc-manifest'
 /** The token the cart commands accept. A real service verifies a JWT or asks its session store. */
 export const DEMO_TOKEN = 'demo-token'
 
+/** The shop keeper's token: it grants the `admin` scope, the only one that sees `admin.sales`. */
+export const ADMIN_TOKEN = 'admin-token'
+
 const Product = Type.Object({
   sku: Type.String(),
   name: Type.String(),
@@ -74,6 +77,7 @@ export async function buildShop ({ layout = '1.0', baseUrl = 'http://127.0.0.1:3
 export default buildShop
 
 function verifyDemoToken (token) {
+  if (token === ADMIN_TOKEN) return { sub: 'shop-keeper', scope: 'admin' }
   return token === DEMO_TOKEN ? { sub: 'demo-user' } : null
 }
 
@@ -147,6 +151,23 @@ function registerCart (app, layout) {
     }
     return view
   }
+
+  // Hidden: listed, callable and even found (its URL) only with a token that grants `admin`; to anyone
+  // else it does not exist, in the manifest, MCP, execute and on its own URL (404, never 401 or 403).
+  app.get('/admin/sales', {
+    svc: {
+      name: 'admin.sales',
+      description: 'Open carts and what they are worth, for the shop keeper',
+      returns: Type.Object({ carts: Type.Integer(), total: Type.Number({ description: 'Sum of every open cart in EUR' }) }),
+      tags: ['admin'],
+      hints: { idempotent: true, sideEffects: false },
+      auth: 'hidden',
+      scopes: ['admin']
+    }
+  }, async () => {
+    const totals = [...carts.values()].map((cart) => cartView(cart).total)
+    return { carts: totals.length, total: Math.round(totals.reduce((sum, total) => sum + total, 0) * 100) / 100 }
+  })
 
   app.get('/cart', {
     svc: { name: 'cart.get', description: 'The caller\'s cart', returns: Type.Ref('Cart'), tags: ['cart'], auth: 'required' }

@@ -5,7 +5,7 @@
 // /mcp too, REDIS_URL (e.g. redis://127.0.0.1:6379) shares events with the other instances on that Redis.
 // The manifest's baseUrl is the address the shop really listens on.
 import { createServer } from 'node:net'
-import { buildShop, DEMO_TOKEN } from './app.js'
+import { ADMIN_TOKEN, buildShop, DEMO_TOKEN } from './app.js'
 
 const port = await portToUse(Number(process.env.PORT ?? 3000))
 const baseUrl = `http://127.0.0.1:${port}`
@@ -22,6 +22,7 @@ console.log(`Watch a command stream: curl -N ${baseUrl}/svc/execute -H 'content-
 if (mcp) console.log(`MCP (Streamable HTTP): ${baseUrl}/mcp`)
 console.log(`Cart commands need: Authorization: Bearer ${DEMO_TOKEN}`)
 console.log(`Watch the cart's events: curl -N ${baseUrl}/svc/events -H 'authorization: Bearer ${DEMO_TOKEN}'`)
+console.log(`The shop keeper's view, with the hidden admin.sales: curl -s ${baseUrl}/.well-known/svc.json -H 'authorization: Bearer ${ADMIN_TOKEN}'`)
 
 /** The manifest names its address before the server listens: port 0 becomes a port that is free now. */
 async function portToUse (wanted) {

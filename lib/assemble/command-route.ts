@@ -16,8 +16,10 @@ export interface CommandRoute {
   readonly extraPlace: 'query' | 'body'
   /** The param `body` carries the whole body (the route's body schema is not an object with properties). */
   readonly wholeBody: boolean
-  /** The route requires a bearer credential (`svc.auth: 'required'`). */
+  /** The route requires a bearer credential (`svc.auth: 'required'` or `'hidden'`). */
   readonly auth: boolean
+  /** `svc.auth: 'hidden'`: the scopes a credential must grant for the command to exist for its caller. */
+  readonly hidden?: readonly string[]
   /** The route's own `bodyLimit`, when it sets one; else the server's applies. */
   readonly bodyLimit?: number
   /** The object schemas the params come from, as the route validates them, path params first. */
@@ -41,7 +43,8 @@ export function commandRouteOf (name: string, source: CommandSource): CommandRou
     url: source.url,
     extraPlace: wholeBody ? 'query' : svcParamsPlace(source.method),
     wholeBody,
-    auth: source.auth === 'required',
+    auth: source.auth === 'required' || source.auth === 'hidden',
+    hidden: source.auth === 'hidden' ? source.scopes ?? [] : undefined,
     bodyLimit: source.bodyLimit,
     paramSchemas: source.paramSources,
     response: source.returns?.fromResponse === true ? source.returns.schema : undefined,

@@ -69,7 +69,7 @@ export function buildManifest (
  * orders it; only when it gives up are the commands searched for the value RFC 8785 forbids, refused with
  * where it is, and otherwise (an array-index key) written by the `canonicalize` package.
  */
-function checksumOf (commands: Record<string, ManifestCommand>): string {
+export function checksumOf (commands: Record<string, ManifestCommand>): string {
   const checksum = sortedMapChecksum(commands)
   if (checksum !== undefined) return checksum
   assertJsonValues(commands)
@@ -159,7 +159,8 @@ function buildCommand (source: CommandSource, registry: SchemaLookup): ManifestC
   if (source.tags !== undefined) command.tags = source.tags
   if (source.hints !== undefined) command.hints = source.hints
   if (source.stream === true) command.stream = true
-  if (source.auth !== undefined) command.auth = source.auth
+  // A hidden command is served as the seed's `required`: who may see it is the server's business, not the wire's.
+  if (source.auth !== undefined) command.auth = source.auth === 'hidden' ? 'required' : source.auth
   if (source.scopes !== undefined && source.scopes.length > 0) command.requiredScopes = source.scopes
   if (source.rateLimit !== undefined) command.rateLimit = source.rateLimit
   if (source.paginated !== undefined) command.paginated = servedPagination(source.route, source.paginated, params ?? {})

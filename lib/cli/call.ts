@@ -24,7 +24,7 @@ export async function callCommand ([source, command, ...assignments]: string[], 
     return await printAllPages(source, command, params, given, token, timeout)
   }
   if (values.stream !== true) {
-    const { client, manifest } = await connect(source, timeout)
+    const { client, manifest } = await connect(source, timeout, undefined, token)
     typeParams(params, given, manifest, command)
     let result: unknown
     try {
@@ -39,7 +39,7 @@ export async function callCommand ([source, command, ...assignments]: string[], 
   const end = signal === undefined ? untilInterrupted() : { signal, release: () => {} }
   let code = EXIT_OK
   try {
-    const { client, manifest } = await connect(source, timeout, end.signal)
+    const { client, manifest } = await connect(source, timeout, end.signal, token)
     typeParams(params, given, manifest, command)
     const pieces = client.stream(command, params, { token, signal: end.signal })
     let step = await pieces.next()
@@ -93,9 +93,9 @@ function usage (message: string): CliError {
 }
 
 /** A client for the service at `source` and its verified manifest; a failure to get it is exit 2. */
-export async function connect (source: string, timeout: number, signal?: AbortSignal): Promise<{ client: ManifestClient, manifest: ReadManifest }> {
+export async function connect (source: string, timeout: number, signal?: AbortSignal, token?: string): Promise<{ client: ManifestClient, manifest: ReadManifest }> {
   try {
-    const { client, result } = await connectTo(source, timeout, signal)
+    const { client, result } = await connectTo(source, timeout, signal, token)
     return { client, manifest: result.manifest }
   } catch (error) {
     throw new CliError((error as Error).message)

@@ -24,7 +24,7 @@ interface LoadedApp {
  * fastify-cli and @fastify/autoload apps export it, registered on a new `Fastify()` of the app's own
  * fastify. All of it (import, build, ready, close) must finish within `timeout` milliseconds.
  */
-export async function generateManifest (modulePath: string, timeout: number): Promise<Readonly<Manifest>> {
+export async function generateManifest (modulePath: string, timeout: number, all = false): Promise<Readonly<Manifest>> {
   let timer: NodeJS.Timeout | undefined
   const expired = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new CliError(
@@ -33,22 +33,23 @@ export async function generateManifest (modulePath: string, timeout: number): Pr
     )), timeout)
   })
   try {
-    return await Promise.race([generate(modulePath), expired])
+    return await Promise.race([generate(modulePath, all), expired])
   } finally {
     clearTimeout(timer)
   }
 }
 
-async function generate (modulePath: string): Promise<Readonly<Manifest>> {
+async function generate (modulePath: string, all: boolean): Promise<Readonly<Manifest>> {
   const loaded = await loadApp(modulePath)
   try {
-    return await manifestOf(loaded, modulePath)
+    return await manifestOf(loaded, modulePath, all)
   } finally {
     await loaded.app.close()
   }
 }
 
-async function manifestOf ({ app, contexts, shape }: LoadedApp, modulePath: string): Promise<Readonly<Manifest>> {
+/** The public manifest (what a caller without a credential is served), or with `all` every command, the hidden ones included. */
+async function manifestOf ({ app, contexts, shape }: LoadedApp, modulePath: string, all: boolean): Promise<Readonly<Manifest>> {
   try {
     await app.ready()
   } catch (error) {
@@ -62,7 +63,7 @@ async function manifestOf ({ app, contexts, shape }: LoadedApp, modulePath: stri
       : ''
     throw new CliError(`${modulePath}: the app does not register fastify-svc-manifest${hint}`)
   }
-  return registry.manifest
+  return all ? registry.manifest : registry.publicManifest
 }
 
 async function loadApp (modulePath: string): Promise<LoadedApp> {

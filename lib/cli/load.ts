@@ -28,8 +28,8 @@ export interface Loaded {
  * from a URL or a JSON file. An invalid one ends the command with exit code 1 and its problems; network,
  * HTTP, file and JSON errors with exit code 2.
  */
-export async function loadVerified (source: string, timeout: number, strict = false): Promise<Loaded> {
-  const loaded = isUrl(source) ? await download(source, timeout) : await readManifestFile(source)
+export async function loadVerified (source: string, timeout: number, strict = false, token?: string): Promise<Loaded> {
+  const loaded = isUrl(source) ? await download(source, timeout, token) : await readManifestFile(source)
   if (strict) {
     const { ok, errors } = verifyManifest(loaded.served, { strict })
     if (!ok) throw invalid(`${source} (--strict)`, errors)
@@ -56,25 +56,25 @@ function isOrigin (url: URL): boolean {
 
 /**
  * A client of the manifest at `source` and what its first `get()` answered. A bare origin is looked up at
- * `/.well-known/svc.json`, then, when that answers 404, at Surf's `/.well-known/surf.json`. Throws the
- * client's error.
+ * `/.well-known/svc.json`, then, when that answers 404, at Surf's `/.well-known/surf.json`. With `token`,
+ * the manifest is that credential's view (docs/auth.md#audiences). Throws the client's error.
  */
-export async function connectTo (source: string, timeout: number, signal?: AbortSignal): Promise<{ client: ManifestClient, result: ManifestResult }> {
+export async function connectTo (source: string, timeout: number, signal?: AbortSignal, token?: string): Promise<{ client: ManifestClient, result: ManifestResult }> {
   const url = manifestUrlOf(source)
-  const client = createManifestClient({ url, timeout })
+  const client = createManifestClient({ url, timeout, token })
   try {
     return { client, result: await client.get({ signal }) }
   } catch (error) {
     if (!isOrigin(new URL(source)) || (error as ManifestClientError).status !== 404) throw error
-    const surf = createManifestClient({ url: new URL(SURF_MANIFEST_PATH, url).href, timeout })
+    const surf = createManifestClient({ url: new URL(SURF_MANIFEST_PATH, url).href, timeout, token })
     return { client: surf, result: await surf.get({ signal }) }
   }
 }
 
 /** Downloads with the client, which verifies the body, within `timeout` milliseconds. */
-async function download (source: string, timeout: number): Promise<Loaded> {
+async function download (source: string, timeout: number, token?: string): Promise<Loaded> {
   try {
-    const { manifest, served, checksumMethod } = (await connectTo(source, timeout)).result
+    const { manifest, served, checksumMethod } = (await connectTo(source, timeout, undefined, token)).result
     return checksumMethod === undefined ? { manifest, served } : { manifest, served, checksumMethod }
   } catch (error) {
     const { message, errors } = error as ManifestClientError

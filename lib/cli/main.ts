@@ -26,10 +26,10 @@ interface Command {
 const common: Options = { help: { type: 'boolean', short: 'h' }, timeout: { type: 'string' } }
 
 const COMMANDS: Record<string, Command> = {
-  fetch: { positionals: ['url'], options: common, run: fetchCommand },
+  fetch: { positionals: ['url'], options: { ...common, token: { type: 'string' } }, run: fetchCommand },
   check: { positionals: ['url|file'], options: { ...common, strict: { type: 'boolean' } }, run: checkCommand },
   diff: { positionals: ['before', 'after'], options: { ...common, json: { type: 'boolean' } }, run: diffCommand },
-  generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' } }, run: generateCommand },
+  generate: { positionals: ['module'], options: { ...common, out: { type: 'string', short: 'o' }, all: { type: 'boolean' } }, run: generateCommand },
   call: { positionals: ['url', 'command'], variadic: true, options: { ...common, params: { type: 'string' }, token: { type: 'string' }, stream: { type: 'boolean' }, 'all-pages': { type: 'boolean' } }, run: call },
   mcp: { positionals: ['url'], options: { ...common, token: { type: 'string' } }, run: mcp },
   events: { positionals: ['url'], options: { ...common, events: { type: 'string' }, token: { type: 'string' } }, run: events },
@@ -111,7 +111,7 @@ function plural (count: number, noun: string): string {
 async function fetchCommand ([url]: string[], values: Record<string, unknown>): Promise<number> {
   if (!isUrl(url)) throw usageError(`fetch takes an http(s) URL; got "${url}"`, 'fetch')
   // As served: fields the spec leaves out stay out, fields it does not know stay in.
-  print(prettyJson((await loadVerified(url, timeoutOf('fetch', values, DEFAULT_DOWNLOAD_TIMEOUT_MS))).served))
+  print(prettyJson((await loadVerified(url, timeoutOf('fetch', values, DEFAULT_DOWNLOAD_TIMEOUT_MS), false, values.token as string | undefined)).served))
   return EXIT_OK
 }
 
@@ -149,7 +149,7 @@ async function watch (positionals: string[], values: Record<string, unknown>, si
 }
 
 async function generateCommand ([modulePath]: string[], values: Record<string, unknown>): Promise<number> {
-  const manifest = await generateManifest(modulePath, timeoutOf('generate', values, DEFAULT_GENERATE_TIMEOUT_MS))
+  const manifest = await generateManifest(modulePath, timeoutOf('generate', values, DEFAULT_GENERATE_TIMEOUT_MS), values.all === true)
   const out = values.out as string | undefined
   if (out === undefined) {
     print(prettyJson(manifest))

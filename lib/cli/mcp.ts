@@ -17,12 +17,13 @@ export async function mcpCommand ([source]: string[], values: Record<string, unk
   const { input, output } = protocolStreams()
   const token = values.token as string | undefined
   const sdk = await loadSdk()
-  const { client, manifest } = await connect(source, timeout)
+  // With a token, the tools are that credential's view of the commands.
+  const { client, manifest } = await connect(source, timeout, undefined, token)
   const { tools, byTool, problems } = manifestTools(manifest)
   if (problems.length > 0) throw new CliError(`${client.url}: some commands cannot be MCP tools:`, EXIT_FAILED, problems)
   const ended = new Promise<void>((resolve) => input.once('end', resolve))
   // The SDK's stdio entry: the opening message picks the revision (2026-07-28's discover, or a 2025 initialize).
-  const handle = sdk.serveStdio(() => createToolServer(sdk, manifestServerInfo(manifest), tools, byTool, async (command, args) => {
+  const handle = sdk.serveStdio(() => createToolServer(sdk, manifestServerInfo(manifest), () => ({ tools, byTool }), async (command, args) => {
     return toolResultOf(await outcomeOf(client, command, args, token))
   }), { transport: new sdk.StdioServerTransport(input, output) })
   const version = manifest.version === undefined ? '' : ` ${manifest.version}`

@@ -1,10 +1,11 @@
 const GENERAL = `Usage: svc-manifest <command> [options]
 
 Commands:
-  fetch <url>                    Download a manifest, verify it and print it
+  fetch <url> [--token T]        Download a manifest, verify it and print it
   check <url|file> [--strict]    Validate a manifest: schema of its layout and checksum
   diff <before> <after>          List breaking and non-breaking changes between two manifests
-  generate <module> [--out file] Write the manifest of a Fastify app without starting a server
+  generate <module> [--out file] [--all]
+                                 Write the manifest of a Fastify app without starting a server
   call <url> <command> [name=value ...] [--params JSON] [--token T] [--stream | --all-pages]
                                  Call a command through the service's execute endpoint
   mcp <url> [--token T]          Serve the service's commands as MCP tools on stdio
@@ -22,13 +23,15 @@ network or file error, 130 call --stream interrupted (Ctrl-C).`
 const TIMEOUT = '  --timeout <seconds>   Give up on a download after this long (default 10)'
 
 const COMMANDS: Record<string, string> = {
-  fetch: `Usage: svc-manifest fetch <url> [--timeout seconds]
+  fetch: `Usage: svc-manifest fetch <url> [--token T] [--timeout seconds]
 
 Downloads the manifest at <url> (e.g. https://shop.example/.well-known/svc.json, or a bare origin:
 /.well-known/svc.json, else Surf's /.well-known/surf.json), verifies its schema and checksum as any
 reader does, and prints it as JSON, exactly as served.
 
 Options:
+  --token <token>       Send it (Authorization: Bearer, or the manifest's auth.scheme): the manifest is
+                        then the view of that credential, with the hidden commands it may see
 ${TIMEOUT}
 
 Exit codes: 0 printed, 1 invalid or tampered manifest, 2 usage or network error (a timeout included).`,
@@ -57,15 +60,16 @@ ${TIMEOUT}
 
 Exit codes: 0 no breaking change, 1 breaking changes (or an invalid manifest), 2 usage, network or file error.`,
 
-  generate: `Usage: svc-manifest generate <module> [--out file] [--timeout seconds]
+  generate: `Usage: svc-manifest generate <module> [--out file] [--all] [--timeout seconds]
 
 Imports <module> and runs its code: a JavaScript module (build a TypeScript app first) whose default
 export is a Fastify instance, a function declaring no parameters that returns one (possibly async), or
 a plugin (fastify, opts) as fastify-cli and @fastify/autoload apps export it. Readies the app without
-listening and writes its manifest as JSON.
+listening and writes its manifest as JSON: the public one, as a caller without a credential gets it.
 
 Options:
   -o, --out <file>      Write to <file> instead of stdout
+  --all                 Every command, the hidden ones (svc.auth: 'hidden') included
   --timeout <seconds>   Give up when importing, building, ready() and close() take longer (default 30)
 
 Exit codes: 0 written, 2 usage error, or the module could not be loaded or started in time.`,

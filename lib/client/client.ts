@@ -30,11 +30,22 @@ export interface ManifestClientOptions {
    * endpoints named by the manifest's `Link` header, on the manifest's origin (`/svc/…` when it names none).
    */
   invokeUrl?: string | URL
+  /**
+   * The credential `get()` sends unless it is given one: the manifest is then the view of that credential,
+   * with the commands it may see (a service's hidden commands, docs/auth.md#audiences). Not sent by `execute`
+   * and `pipeline`, which take their own.
+   */
+  token?: string
 }
 
 export interface GetOptions {
   /** Aborts the request; `get()` then rejects with `SVC_CLIENT_ABORTED`. */
   signal?: AbortSignal
+  /**
+   * Sent as `Authorization: <scheme> <token>` (the manifest's `auth.scheme`, `Bearer` when it names none):
+   * the view of that credential. Each credential's view is cached on its own. Default: the client's `token`.
+   */
+  token?: string
 }
 
 /**
@@ -88,31 +99,50 @@ interface Cached extends Received {
 
 export function createManifestClient (options: ManifestClientOptions): ManifestClient {
   const { url, fetch, now, timeout, maxBodySize, invokeUrl } = readOptions(options)
+  /** The manifest received last, whichever view. */
   let cached: Cached | undefined
+  /** Each view received, by the token it was read with (`''`: none). */
+  const views = new Map<string, Cached>()
+  /** The scheme of the last manifest read (`auth.scheme`, else Bearer): what a token is sent with. */
+  let scheme = 'Bearer'
   /** The Link header of the last manifest response: where the invocation endpoints are. */
   let link: string | undefined
 
-  async function get ({ signal }: GetOptions = {}): Promise<ManifestResult> {
-    if (cached !== undefined && now() < cached.freshUntil) return resultOf(cached, 'fresh')
+  async function get ({ signal, token = options.token }: GetOptions = {}): Promise<ManifestResult> {
+    const key = token ?? ''
+    const view = views.get(key)
+    if (view !== undefined && now() < view.freshUntil) {
+      cached = view
+      return resultOf(view, 'fresh')
+    }
     const headers: Record<string, string> = { accept: 'application/json' }
-    if (cached !== undefined) headers['if-none-match'] = `"${cached.manifest.checksum}"`
-    return await exchange(url, { headers, fetch, timeout, maxBodySize, signal }, async (response) => {
-      if (response.status === 304 && cached !== undefined) {
+    if (view !== undefined) headers['if-none-match'] = `"${view.manifest.checksum}"`
+    const sent = scheme
+    if (token !== undefined) headers.authorization = `${sent} ${token}`
+    const result = await exchange(url, { headers, fetch, timeout, maxBodySize, signal }, async (response) => {
+      if (response.status === 304 && view !== undefined) {
         link = response.headers.get('link') ?? undefined
-        cached.freshUntil = now() + freshnessLifetime(response.headers)
-        return resultOf(cached, 'revalidated')
+        view.freshUntil = now() + freshnessLifetime(response.headers)
+        cached = view
+        return resultOf(view, 'revalidated')
       }
       if (response.status !== 200) {
         throw new ManifestClientError('SVC_CLIENT_HTTP_STATUS', `GET ${url} answered ${response.status}, expected 200 or 304`, { status: response.status })
       }
       const received = await readManifest(url, response)
-      const previous = cached?.manifest
+      scheme = schemeOf(received.manifest)
+      // The token went with a scheme the service does not take (its manifest was not known yet): read again with its own.
+      if (token !== undefined && scheme !== sent) return undefined
+      // Drift compares like with like: a view with the same credential's previous one.
+      const previous = view?.manifest
       cached = { ...received, freshUntil: now() + freshnessLifetime(response.headers) }
+      views.set(key, cached)
       link = response.headers.get('link') ?? undefined
       if (previous === undefined) return resultOf(cached, 'fetched')
       if (previous.checksum === received.manifest.checksum) return resultOf(cached, 'revalidated')
       return { ...resultOf(cached, 'changed'), drift: diffManifests(previous, received.manifest) }
     })
+    return result ?? await get({ signal, token })
   }
 
   const invoker = createInvoker({

@@ -48,7 +48,7 @@ export interface CommandSource {
   returns?: { where: string, schema: Schema, fromResponse?: true }
   tags?: string[]
   hints?: SvcHints
-  auth?: 'required' | 'optional'
+  auth?: 'required' | 'optional' | 'hidden'
   /** `svc.scopes`: the scopes a credential must carry to call the command. */
   scopes?: string[]
   /** `svc.examples`: worked calls an agent can copy. */

@@ -27,8 +27,11 @@ export interface SvcRouteOptions {
   /** Defaults to the route's `schema.tags`. */
   tags?: string[]
   hints?: SvcHints
-  /** `'required'`: a verified credential is needed; `'optional'`: one is checked when sent. */
-  auth?: 'required' | 'optional'
+  /**
+   * `'required'`: a verified credential is needed; `'optional'`: one is checked when sent; `'hidden'`: like
+   * `'required'`, and the command exists only for a credential that verifies and grants every `scopes`.
+   */
+  auth?: 'required' | 'optional' | 'hidden'
   /** Every scope the credential must grant (needs `auth`); a missing one answers 403. */
   scopes?: string[]
   /** Worked calls, served in the manifest; each one's params are checked by the route's validation at `ready()`. */
@@ -114,7 +117,7 @@ export function readSvcOption (svc: unknown, method: string, url: string, routeS
   else if (routeSchema?.tags !== undefined) command.tags = readTags(routeSchema.tags, route, 'schema.tags')
   if (svc.hints !== undefined) command.hints = readHints(svc.hints, route)
   if (svc.auth !== undefined) {
-    if (svc.auth !== 'required' && svc.auth !== 'optional') invalid(route, 'svc.auth', '"required" or "optional" (or left out)', svc.auth)
+    if (svc.auth !== 'required' && svc.auth !== 'optional' && svc.auth !== 'hidden') invalid(route, 'svc.auth', '"required", "optional" or "hidden" (or left out)', svc.auth)
     command.auth = svc.auth
   }
   if (svc.scopes !== undefined) command.scopes = readScopes(svc.scopes, route, command.auth !== undefined)
@@ -161,7 +164,7 @@ function readScopes (scopes: unknown, route: string, withAuth: boolean): string[
     // RFC 6749 §3.3 scope-token: printable ASCII but space, '"' and '\\'.
     if (typeof scope !== 'string' || !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope)) invalid(route, 'svc.scopes', expected, scopes)
   }
-  if (!withAuth) invalid(route, 'svc.scopes', 'set together with svc.auth (\'required\' or \'optional\'): scopes are read from the credential', scopes)
+  if (!withAuth) invalid(route, 'svc.scopes', 'set together with svc.auth (\'required\', \'optional\' or \'hidden\'): scopes are read from the credential', scopes)
   return [...new Set(scopes as string[])]
 }
 

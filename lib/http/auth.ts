@@ -31,10 +31,14 @@ export interface WatchRule {
 type Verifier = (request: FastifyRequest) => Promise<unknown>
 const NOT_SENT = Symbol('no credential sent')
 
-/** What a route's hook enforces: whether a credential is needed, and the scopes it must grant. */
+/**
+ * What a route's hook enforces: whether a credential is needed, and the scopes it must grant; `hidden`: the
+ * route exists only for such a credential, and answers anyone else as an unknown URL.
+ */
 interface Guard {
   optional: boolean
   scopes: readonly string[]
+  hidden?: boolean
 }
 
 /**
@@ -62,6 +66,8 @@ export class BearerAuth {
   private readonly hooks = new Map<string, onRequestAsyncHookHandler>()
   /** The one watch rule of channels, read by their streams and by MCP's channel resources. */
   readonly watchRule: WatchRule
+  /** Each request's credential, checked once however many surfaces ask (a pipeline's steps, MCP's view and its calls). */
+  private readonly checked = new WeakMap<FastifyRequest, Promise<unknown>>()
 
   constructor (private readonly config: Config) {
     this.scheme = config.auth?.scheme ?? 'Bearer'
@@ -85,7 +91,7 @@ export class BearerAuth {
   attach (routeOptions: RouteOptions, command: CommandSource): void {
     if (command.auth === undefined) return
     this.protectedRoutes.add(command.route)
-    const hook = this.hookFor({ optional: command.auth === 'optional', scopes: command.scopes ?? [] })
+    const hook = this.hookFor({ optional: command.auth === 'optional', scopes: command.scopes ?? [], hidden: command.auth === 'hidden' })
     // A new array: the user's own hooks keep running, after this one, and their array is not mutated.
     const own = routeOptions.onRequest === undefined ? [] : ([] as unknown[]).concat(routeOptions.onRequest)
     routeOptions.onRequest = [hook, ...own] as RouteOptions['onRequest']
@@ -117,13 +123,43 @@ export class BearerAuth {
    */
   async credentialOf (request: FastifyRequest): Promise<unknown> {
     if (this.verifier === undefined) return null
-    const credential = await this.verify(request)
-    if (credential === NOT_SENT) return null
-    return credential || false
+    let checked = this.checked.get(request)
+    if (checked === undefined) {
+      checked = this.verify(request).then((credential) => credential === NOT_SENT ? null : credential || false)
+      this.checked.set(request, checked)
+    }
+    return await checked
+  }
+
+  /** Whether a verified credential grants every one of `scopes`. */
+  grants (credential: unknown, scopes: readonly string[]): boolean {
+    if (scopes.length === 0) return true
+    const granted = new Set(scopesOf(this.config.auth as SvcAuthOptions, credential))
+    return scopes.every((scope) => granted.has(scope))
+  }
+
+  /**
+   * Whether the request's credential verifies and grants `scopes`: who a hidden command exists for. A request
+   * without a credential, or with a refused one, sees none.
+   */
+  async sees (request: FastifyRequest, scopes: readonly string[]): Promise<boolean> {
+    const credential = await this.credentialOf(request)
+    return Boolean(credential) && this.grants(credential, scopes)
+  }
+
+  /** Whether the request's `Authorization` header uses the scheme of `auth` (well formed or not). */
+  schemeSent (request: FastifyRequest): boolean {
+    const header = request.headers.authorization
+    return header !== undefined && this.schemeTried.test(header)
+  }
+
+  /** The 401 of a refused token, with its challenge, as a command's hook answers it. */
+  refuseToken (reply: FastifyReply): FastifyReply {
+    return this.refuse(reply, true, this.refused)
   }
 
   private hookFor (guard: Guard): onRequestAsyncHookHandler {
-    const key = `${guard.optional ? 'optional' : 'required'} ${guard.scopes.join(' ')}`
+    const key = `${guard.hidden === true ? 'hidden' : guard.optional ? 'optional' : 'required'} ${guard.scopes.join(' ')}`
     let hook = this.hooks.get(key)
     if (hook === undefined) {
       const svcBearerAuth: onRequestAsyncHookHandler = async (request, reply) => this.authenticate(request, reply, guard)
@@ -140,6 +176,15 @@ export class BearerAuth {
 
   private async authenticate (request: FastifyRequest, reply: FastifyReply, guard: Guard): Promise<FastifyReply | undefined> {
     const credential = await this.verify(request)
+    if (guard.hidden === true) {
+      // Not there for this caller: the app's own answer to an unknown URL, never a 401 or 403 that would confirm it.
+      if (credential !== NOT_SENT && credential && this.grants(credential, guard.scopes)) {
+        request[CREDENTIAL_PROPERTY] = credential
+        return
+      }
+      reply.callNotFound()
+      return reply
+    }
     if (credential === NOT_SENT) {
       if (guard.optional) return
       return this.refuse(reply, false, this.missing)

@@ -6,7 +6,7 @@ import { LINK_RELATIONS } from '../manifest/invocation.js'
 import type { Manifest } from '../manifest/types.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 import type { EndpointLinks } from './links.js'
-import { manifestHandler, withoutCookies, type PreparedResponse } from './manifest.js'
+import { documentHandler, withoutCookies, type PreparedResponse } from './manifest.js'
 
 /** RFC 9727 §2: the well-known URI of the API catalog. */
 export const API_CATALOG_PATH = '/.well-known/api-catalog'
@@ -47,7 +47,7 @@ export function registerDiscovery (fastify: FastifyInstance, config: DiscoveryCo
   let llms: PreparedResponse | undefined
   context.onCatalog((served) => {
     // Read once every endpoint has added its route, so every link is known.
-    const documents = discoveryDocuments(served.manifest, serviceUrls(config, context.links))
+    const documents = discoveryDocuments(served.publicManifest, serviceUrls(config, context.links))
     catalog = preparedDocument(documents.apiCatalog, API_CATALOG_TYPE, config.maxAge, catalogLink)
     llms = preparedDocument(documents.llmsTxt, 'text/markdown; charset=utf-8', config.maxAge)
   })
@@ -57,7 +57,7 @@ export function registerDiscovery (fastify: FastifyInstance, config: DiscoveryCo
     { url: LLMS_TXT_PATH, rel: LINK_RELATIONS.llmsTxt, current: () => llms }
   ]
   for (const { url, rel, current } of served) {
-    const handler = manifestHandler(current)
+    const handler = documentHandler(current)
     route({ method: 'GET', url, acts: false, rel, exposeHeadRoute: false, onSend: withoutCookies, handler })
     route({ method: 'HEAD', url, acts: false, onSend: withoutCookies, handler })
   }

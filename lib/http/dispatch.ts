@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify'
 import type { Catalog } from '../catalog.js'
 import type { Phases } from '../lifecycle.js'
+import type { BearerAuth } from './auth.js'
 import { CALLER_GONE, CallCancelled, CallControl, reasonOf, type CancelSource, type Progress } from '../util/call-control.js'
 import type { LiveCalls } from './call.js'
 import { forwardedHeaders } from './headers.js'
@@ -46,7 +47,9 @@ export class Dispatcher {
     readonly maxResultBytes: number,
     private readonly lifecycle: Phases,
     private readonly timeout: number,
-    private readonly live: LiveCalls
+    private readonly live: LiveCalls,
+    /** Who a hidden command exists for. */
+    private readonly auth: Pick<BearerAuth, 'sees'>
   ) {
     this.maxUrlLength = (app.server as { maxHeaderSize?: number }).maxHeaderSize ?? process.getBuiltinModule('node:http').maxHeaderSize
     this.router = new RouterCall(app)
@@ -57,7 +60,9 @@ export class Dispatcher {
     const catalog = this.catalog()
     if (catalog === undefined) return refusal(500, 'INTERNAL_ERROR', 'The app did not start: ready() rejected, and its error says why.')
     const plan = this.plans.get(command) ?? this.planOf(catalog, command)
-    if (plan === undefined) return refusal(404, 'UNKNOWN_COMMAND', `Unknown command "${command}". The manifest lists the commands.`)
+    if (plan === undefined) return unknownCommand(command)
+    // A hidden command the caller may not see is unknown to it, in the same words (DESIGN §15).
+    if (catalog.hidden.size > 0 && !(await this.exists(request, command))) return unknownCommand(command)
     const planned = planRequest(plan, params, this.maxUrlLength)
     if ('invalid' in planned) return refusal(400, 'INVALID_PARAMS', planned.invalid)
     const astray = plan.pathParams.length === 0 ? undefined : this.astray(plan, planned.path, params, request)
@@ -97,6 +102,15 @@ export class Dispatcher {
     }
     if (ended === 'cancelled') return cancelledBy(control.reason!)
     return outcomeOf(ended, plan.stream)
+  }
+
+  /**
+   * Whether a command of the catalog exists for the caller of `request`: true unless it is hidden (`svc.auth:
+   * 'hidden'`) and the request's credential does not grant it. Synchronous for every command but a hidden one.
+   */
+  exists (request: FastifyRequest, command: string): boolean | Promise<boolean> {
+    const scopes = this.catalog()?.hidden.get(command)
+    return scopes === undefined || this.auth.sees(request, scopes)
   }
 
   /** Whether `command` is declared `svc.stream: true` (false for a command the catalog does not have). */
@@ -147,6 +161,11 @@ export class Dispatcher {
     this.plans.set(command, plan)
     return plan
   }
+}
+
+/** The answer to a command the catalog does not have, or that the caller may not see. */
+function unknownCommand (command: string): Outcome {
+  return refusal(404, 'UNKNOWN_COMMAND', `Unknown command "${command}". The manifest lists the commands.`)
 }
 
 /** What a cancelled call answers: its cause's status and code (nobody may read it; a pipeline stops there). */

@@ -5,6 +5,7 @@ import type { Config } from '../options.js'
 import type { RealtimeOnDemand } from '../realtime/on-demand.js'
 import { hasParams, parseRouteUrl } from '../route-url.js'
 import type { Schema } from '../schema/schema.js'
+import type { ManifestViews } from './audiences.js'
 import type { BearerAuth } from './auth.js'
 import type { Dispatcher } from './dispatch.js'
 import type { EndpointLinks } from './links.js'
@@ -24,8 +25,10 @@ export interface EndpointContext {
   readonly auth: BearerAuth
   readonly dispatcher: Dispatcher
   readonly declarations: Declarations
-  /** Undefined until `ready()` has built the manifest, and when it failed. */
+  /** The public view's response. Undefined until `ready()` has built the manifest, and when it failed. */
   readonly prepared: () => PreparedResponse | undefined
+  /** The manifest per audience (hidden commands); undefined when `prepared()` is. */
+  readonly views: () => ManifestViews | undefined
   /** Started by `ready()` when the app declares an event or a channel, else by the first stream. */
   readonly realtime: RealtimeOnDemand
   /** Registers a listener for the catalog, once it is built. */

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { FST_SVC_NOT_READY } from '../errors.js'
 import type { Manifest } from '../manifest/types.js'
+import { audienceOf, type ManifestViews } from './audiences.js'
+import type { BearerAuth } from './auth.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 
 export interface ManifestConfig extends RouteLogConfig {
@@ -13,7 +15,7 @@ export interface ManifestConfig extends RouteLogConfig {
  */
 export function registerManifestRoutes (fastify: FastifyInstance, config: ManifestConfig, context: EndpointContext): void {
   const route = pluginRoutes(fastify, config, context)
-  const handler = manifestHandler(context.prepared)
+  const handler = manifestHandler(context.prepared, context.views, context.auth)
   for (const method of ['GET', 'HEAD'] as const) route({ method, url: config.path, acts: false, exposeHeadRoute: false, onSend: withoutCookies, handler })
 }
 
@@ -29,14 +31,22 @@ export interface PreparedResponse {
   notModifiedHeaders: Record<string, string>
 }
 
+/** How a view of the manifest may be cached: by anyone, or (a credential's view) by its client only, and varying by credential. */
+export interface ViewCaching {
+  scope: 'public' | 'private'
+  /** `vary: authorization`: the app has hidden commands, so the answer depends on the credential. */
+  vary: boolean
+}
+
 /** `link`: the RFC 8288 header naming the plugin's other endpoints, on the 200 and the 304. */
-export function prepareResponse (manifest: Readonly<Manifest>, maxAge: number, link?: string): PreparedResponse {
-  const cacheControl = `public, max-age=${maxAge}`
+export function prepareResponse (manifest: Readonly<Manifest>, maxAge: number, link?: string, caching: ViewCaching = { scope: 'public', vary: false }): PreparedResponse {
+  const cacheControl = `${caching.scope}, max-age=${maxAge}`
   const etag = `"${manifest.checksum}"`
   const body = Buffer.from(JSON.stringify(manifest), 'utf8')
   const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', etag, 'cache-control': cacheControl }
   const notModifiedHeaders: Record<string, string> = { etag, 'cache-control': cacheControl }
   if (link !== undefined) headers.link = notModifiedHeaders.link = link
+  if (caching.vary) headers.vary = notModifiedHeaders.vary = VARY
   return {
     body,
     checksum: manifest.checksum,
@@ -90,25 +100,55 @@ function afterSpaces (value: string, index: number): number {
   return index
 }
 
+/** The `vary` of every manifest response of an app with hidden commands. */
+const VARY = 'authorization'
+
 /**
- * The handler of GET and HEAD. `current()` is set in `onReady`, before any request; it stays undefined
- * only when building failed, and `app.inject()` still answers after a rejected `ready()`. HEAD is a route
- * of its own rather than Fastify's automatic twin, whose hook writes `content-length: 0` on a 304.
+ * The handler of GET and HEAD. `current()` (the public view) is set in `onReady`, before any request; it
+ * stays undefined only when building failed, and `app.inject()` still answers after a rejected `ready()`.
+ * HEAD is a route of its own rather than Fastify's automatic twin, whose hook writes `content-length: 0` on
+ * a 304. With hidden commands (`views().audiences`), a credential of the scheme of `auth` is checked as a
+ * command's is and picks its view; a refused one is the command's 401.
  */
-export function manifestHandler (current: () => PreparedResponse | undefined): RouteHandlerMethod {
+export function manifestHandler (current: () => PreparedResponse | undefined, views: () => ManifestViews | undefined, auth: BearerAuth): RouteHandlerMethod {
   return function serveManifest (request: FastifyRequest, reply: FastifyReply) {
     const prepared = current()
-    if (prepared === undefined) {
-      return reply.send(new FST_SVC_NOT_READY('the app did not start: ready() rejected, and its error says why.'))
-    }
-    const ifNoneMatch = request.headers['if-none-match']
-    // The ETag sent back verbatim is the usual case: one comparison, no parsing, no allocation.
-    if (ifNoneMatch !== undefined && (ifNoneMatch === prepared.etag || matchesChecksum(ifNoneMatch, prepared.checksum))) {
-      return reply.code(304).headers(prepared.notModifiedHeaders).send()
-    }
-    if (request.method === 'HEAD') return reply.headers(prepared.headHeaders).send()
-    return reply.headers(prepared.headers).send(prepared.body)
+    if (prepared === undefined) return notStarted(reply)
+    const audiences = views() as ManifestViews
+    if (audiences.audiences && auth.schemeSent(request)) return serveView(request, reply, audiences, auth)
+    return serve(request, reply, prepared)
   }
+}
+
+/** The handler of another precomputed public document (the discovery documents): 304, or its bytes. */
+export function documentHandler (current: () => PreparedResponse | undefined): RouteHandlerMethod {
+  return function serveDocument (request: FastifyRequest, reply: FastifyReply) {
+    const prepared = current()
+    if (prepared === undefined) return notStarted(reply)
+    return serve(request, reply, prepared)
+  }
+}
+
+function notStarted (reply: FastifyReply): FastifyReply {
+  return reply.send(new FST_SVC_NOT_READY('the app did not start: ready() rejected, and its error says why.'))
+}
+
+/** The view of the request's credential, or the 401 of a refused one. */
+async function serveView (request: FastifyRequest, reply: FastifyReply, views: ManifestViews, auth: BearerAuth): Promise<FastifyReply> {
+  const audience = await audienceOf(auth, request, views.hidden)
+  if (audience === false) return auth.refuseToken(reply.header('vary', VARY))
+  return serve(request, reply, views.viewOf(audience))
+}
+
+/** One prepared view: 304 when the client holds it, else the body (none for HEAD). */
+function serve (request: FastifyRequest, reply: FastifyReply, prepared: PreparedResponse): FastifyReply {
+  const ifNoneMatch = request.headers['if-none-match']
+  // The ETag sent back verbatim is the usual case: one comparison, no parsing, no allocation.
+  if (ifNoneMatch !== undefined && (ifNoneMatch === prepared.etag || matchesChecksum(ifNoneMatch, prepared.checksum))) {
+    return reply.code(304).headers(prepared.notModifiedHeaders).send()
+  }
+  if (request.method === 'HEAD') return reply.headers(prepared.headHeaders).send()
+  return reply.headers(prepared.headers).send(prepared.body)
 }
 
 /**

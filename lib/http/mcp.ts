@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { REFUSALS } from '../lifecycle.js'
 import { LINK_RELATIONS } from '../manifest/invocation.js'
-import { catalogTools, type Tools } from '../mcp/catalog-tools.js'
+import { catalogTools, toolsView, type Tools } from '../mcp/catalog-tools.js'
 import { DIRECT_REVISION, directAnswer, directRequestOf, legacyAnswer, legacyCallOf, listAnswer, type DirectCall } from '../mcp/direct-call.js'
 import { ListenSlots, type LimitRefusal } from '../mcp/limits.js'
 import {
@@ -25,6 +25,8 @@ import { webHeaders } from './headers.js'
 import type { ResponseTap } from './inner.js'
 import { PieceReader } from './pieces.js'
 import { EVENT_STREAM_HEAD } from '../util/event-stream.js'
+import { Lru } from '../util/lru.js'
+import { audienceKey, audienceOf, MAX_VIEWS } from './audiences.js'
 
 export interface McpConfig extends RouteLogConfig {
   name: string
@@ -64,9 +66,16 @@ const SESSION_NOT_FOUND = -32001
  * listen, `maxBufferBytes` per stream, all ended by `app.close()`.
  */
 export class McpEndpoint {
-  private tools: Tools | undefined
-  /** What every 2026-07-28 `tools/list` answers, made with the tools: the bytes, given the request's id. */
-  private toolList: ((id: string | number) => Buffer) | undefined
+  /** The public view's tools (every tool when no command is hidden), and its `tools/list` answer. */
+  private tools: ToolView | undefined
+  /** Every tool, the hidden ones included: what each credential's view is cut from. */
+  private allTools: Tools | undefined
+  /** The hidden commands (`catalog.hidden`): with none, every request sees `tools`. */
+  private hidden: ReadonlyMap<string, readonly string[]> = new Map()
+  /** The tools of each visible set of hidden commands, made on first use. */
+  private readonly views = new Lru<ToolView>(MAX_VIEWS)
+  /** The view of a request whose credential sees hidden commands; any other request sees `tools`. */
+  private readonly viewOfRequest = new WeakMap<FastifyRequest, ToolView>()
   /** The server's name and version as JSON text, as every 2026-07-28 answer names them. */
   private readonly serverJson: string
   /** Whether a header names a 2025 revision (or older) that the SDK's transport serves. */
@@ -139,8 +148,10 @@ export class McpEndpoint {
     fastify.addHook('onClose', async function closedSvcMcp () { await closing })
     // The tools, or a coded error that rejects `ready()`; the channels are all declared by then.
     onCatalog((catalog, resolve) => {
-      endpoint.tools = catalogTools(catalog, resolve)
-      endpoint.toolList = listAnswer(JSON.stringify({ tools: endpoint.tools.tools }), endpoint.serverJson)
+      const all = catalogTools(catalog, resolve)
+      endpoint.allTools = all
+      endpoint.hidden = catalog.hidden
+      endpoint.tools = endpoint.toolView(catalog.hidden.size === 0 ? all : toolsView(all, (command) => !catalog.hidden.has(command)))
       if (declarations.channels.size === 0) return
       const followers = new ResourceFollowers((channel, key, onPublish) => channels.realtime().followChannel(channel, key, onPublish))
       endpoint.resources = { templates: channelTemplates(declarations.channels), followers }
@@ -160,10 +171,9 @@ export class McpEndpoint {
 
   /** A server with the tools and, with channels, their resources; `requestOf` gives the request a call came in. */
   private server (requestOf: (request?: Request) => FastifyRequest, resourcesCapability: ServerCapabilities['resources']): Server {
-    const { tools, byTool } = this.tools as Tools
     const resources = this.resources
     const capabilities = resources === undefined ? {} : { resources: resourcesCapability }
-    const server = createToolServer(this.sdk, this.info, tools, byTool, async (command, args, request, call) => {
+    const server = createToolServer(this.sdk, this.info, (request) => this.viewOf(requestOf(request)), async (command, args, request, call) => {
       // The web request's signal aborts when the client goes away, the SDK's when it cancels the call
       // (notifications/cancelled in a session): the call stops with either.
       const signal = AbortSignal.any([(request as Request).signal, call.signal])
@@ -213,8 +223,32 @@ export class McpEndpoint {
     return server
   }
 
+  /** The tools a request sees: its credential's view, once `audience` has found it. */
+  private viewOf (request: FastifyRequest): ToolView {
+    return this.viewOfRequest.get(request) ?? this.tools as ToolView
+  }
+
+  /** A view's tools with its `tools/list` answer. */
+  private toolView (tools: Tools): ToolView {
+    return { ...tools, list: listAnswer(JSON.stringify({ tools: tools.tools }), this.serverJson) }
+  }
+
+  /**
+   * Finds the view of the request's credential (DESIGN §15): a hidden command is listed, and callable as a
+   * tool, only for a credential that may see it; to anyone else it is an unknown tool. A refused credential
+   * sees the public view (a tool call that needs one still gets the route's 401).
+   */
+  private async audience (request: FastifyRequest): Promise<void> {
+    const audience = await audienceOf(this.channels.auth, request, this.hidden)
+    if (audience === false || audience.length === 0) return
+    const visible = new Set(audience)
+    const view = this.views.get(audienceKey(audience), () => this.toolView(toolsView(this.allTools as Tools, (command) => !this.hidden.has(command) || visible.has(command))))
+    this.viewOfRequest.set(request, view)
+  }
+
   private async handle (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     if (this.tools === undefined) throw REFUSALS.startFailed('the MCP endpoint')
+    if (this.hidden.size > 0) await this.audience(request)
     // One request never costs more inner calls than one pipeline may make.
     if (Array.isArray(request.body) && request.body.length > this.maxBatch) {
       return await reply.code(400).send(jsonRpcError(INVALID_REQUEST, `A JSON-RPC batch may hold at most ${this.maxBatch} messages; this one holds ${request.body.length}.`))
@@ -230,11 +264,12 @@ export class McpEndpoint {
    * 2026-07-28 `tools/call` is answered directly.
    */
   private async stateless (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    const direct = directRequestOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool)
+    const view = this.viewOf(request)
+    const direct = directRequestOf(this.sdk, request.body, request.headers, view.byTool)
     if (direct?.method === 'tools/call') return await this.callDirect(request, reply, direct)
-    if (direct !== undefined) return await reply.type(JSON_TYPE).send((this.toolList as (id: string | number) => Buffer)(direct.id))
+    if (direct !== undefined) return await reply.type(JSON_TYPE).send(view.list(direct.id))
     // A 2025 call without a session: the SDK would serve it with a server and a transport made for it alone.
-    const legacy = request.headers['mcp-session-id'] === undefined ? legacyCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, this.legacyRevision) : undefined
+    const legacy = request.headers['mcp-session-id'] === undefined ? legacyCallOf(this.sdk, request.body, request.headers, view.byTool, this.legacyRevision) : undefined
     if (legacy !== undefined) return await this.callLegacy(request, reply, legacy)
     const listen = listenRequestOf(request.body)
     if (listen !== undefined) {
@@ -300,7 +335,7 @@ export class McpEndpoint {
       return await reply.code(404).send(jsonRpcError(SESSION_NOT_FOUND, 'Session not found: it ended, expired, belongs to another caller, or lives on another instance. Initialize again.'))
     }
     // A plain tools/call is answered as the session's transport answers it, one SSE event, without it.
-    const call = request.method === 'POST' ? legacyCallOf(this.sdk, request.body, request.headers, (this.tools as Tools).byTool, (revision) => revision === session.revision) : undefined
+    const call = request.method === 'POST' ? legacyCallOf(this.sdk, request.body, request.headers, this.viewOf(request).byTool, (revision) => revision === session.revision) : undefined
     if (call !== undefined) {
       session.active()
       return await this.callLegacy(request, reply.header('mcp-session-id', session.id), call, session)
@@ -417,6 +452,11 @@ export class McpEndpoint {
     }
     return address
   }
+}
+
+/** The tools of one audience, and its `tools/list` answer as bytes made once: only the id changes. */
+interface ToolView extends Tools {
+  list: (id: string | number) => Buffer
 }
 
 /** What reading and following channels need: the declared channels, the request's credential, the watch rule. */

@@ -33,7 +33,7 @@ export function registerOAuthMetadata (fastify: FastifyInstance, config: Config,
   let body = JSON.stringify(metadata)
   context.onCatalog((catalog) => {
     const scopes = new Set<string>()
-    for (const command of Object.values(catalog.manifest.commands)) {
+    for (const command of Object.values(catalog.publicManifest.commands)) {
       for (const scope of command.requiredScopes ?? []) scopes.add(scope)
     }
     if (scopes.size > 0) body = JSON.stringify({ ...metadata, scopes_supported: [...scopes].sort() })

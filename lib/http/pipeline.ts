@@ -68,8 +68,10 @@ export function pipelineHandler (dispatcher: Dispatcher, limits: InvokeLimits): 
 
 async function runStep (dispatcher: Dispatcher, request: FastifyRequest, index: number, step: Step, reachable: StepResults, bounds: CallBounds): Promise<Outcome> {
   const budget = dispatcher.bodyLimitOf(step.command)
-  // An unknown command: dispatch answers it, before any reference is looked at.
+  // An unknown command (or a hidden one the caller may not see): dispatch answers it, before any reference is looked at.
   if (budget === undefined) return await dispatcher.dispatch(request, step.command, step.params, bounds)
+  const exists = dispatcher.exists(request, step.command)
+  if (exists !== true && !(await exists)) return await dispatcher.dispatch(request, step.command, step.params, bounds)
   let params: Record<string, unknown>
   try {
     params = resolveReferences(step.params, reachable, budget)

@@ -51,6 +51,13 @@ export function catalogTools (catalog: Catalog, resolve: ResolveSchema): Tools {
   return { tools, byTool }
 }
 
+/** The tools of the commands `visible` keeps, in the same order. */
+export function toolsView (all: Tools, visible: (command: string) => boolean): Tools {
+  const byTool = new Map<string, string>()
+  for (const [tool, command] of all.byTool) if (visible(command)) byTool.set(tool, command)
+  return { tools: all.tools.filter((tool) => byTool.has(tool.name)), byTool }
+}
+
 /**
  * The JSON Schema of a command's params, as its route validates them: each param's schema as written
  * (enums, bounds, formats, descriptions, defaults), path params first and required, `required` as the

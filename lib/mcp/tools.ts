@@ -111,20 +111,26 @@ export interface ToolCall {
 }
 
 /**
+ * The tools a request may see, and the command each calls: over HTTP, the view of the request's credential
+ * (hidden commands, DESIGN §15); `request` is undefined on stdio.
+ */
+export type ToolsOf = (request: Request | undefined) => { tools: Tool[], byTool: ReadonlyMap<string, string> }
+
+/**
  * An MCP server that offers `tools` and answers each call with `call`. The SDK's low-level `Server`: its
  * `McpServer` takes tool schemas as zod objects, and these are JSON Schemas already. `capabilities`: what
  * else the server offers (its handlers are the caller's to add).
  */
-export function createToolServer (sdk: McpSdk, info: ToolServerInfo, tools: Tool[], byTool: Map<string, string>, call: CallCommand, capabilities: ServerCapabilities = {}): Server {
+export function createToolServer (sdk: McpSdk, info: ToolServerInfo, toolsOf: ToolsOf, call: CallCommand, capabilities: ServerCapabilities = {}): Server {
   const server = new sdk.Server({ name: info.name, version: info.version }, {
     capabilities: { ...capabilities, tools: {} },
     instructions: info.instructions,
     jsonSchemaValidator: sdk.jsonSchemaValidator
   })
-  server.setRequestHandler('tools/list', () => ({ tools }))
+  server.setRequestHandler('tools/list', (_request, context) => ({ tools: toolsOf(context.http?.req).tools }))
   server.setRequestHandler('tools/call', async (request, context) => {
     const { name, arguments: args = {} } = request.params
-    const command = byTool.get(name)
+    const command = toolsOf(context.http?.req).byTool.get(name)
     // Thrown with a JSON-RPC code, the SDK answers it as that error, as the spec has it for an unknown tool.
     if (command === undefined) throw codedError(INVALID_PARAMS, `Unknown tool "${name}": tools/list names the tools.`)
     const token = context.mcpReq._meta?.progressToken

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { checksumOf, type Manifest } from 'fastify-svc-manifest'
-import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
+import { ADMIN_TOKEN, buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 
 const server = fileURLToPath(new URL('../../examples/shop/server.js', import.meta.url))
 const bearer = { authorization: `Bearer ${DEMO_TOKEN}` }
@@ -84,6 +84,27 @@ t.test('cart commands refuse a missing or wrong token', async (t) => {
   t.equal(wrong.headers['www-authenticate'], 'Bearer realm="Shop", error="invalid_token"')
 })
 
+t.test('admin.sales is hidden: absent for everyone but the shop keeper, who sees and calls it', async (t) => {
+  const app = await shop(t)
+  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
+  for (const headers of [{}, bearer]) {
+    const manifest = (await app.inject({ url: '/.well-known/svc.json', headers })).json()
+    t.notOk('admin.sales' in manifest.commands, `not listed ${'authorization' in headers ? 'for the demo token' : 'publicly'}`)
+    t.equal((await app.inject({ url: '/admin/sales', headers })).statusCode, 404, 'its URL is not found')
+    const executed = await app.inject({ method: 'POST', url: '/svc/execute', headers, payload: { command: 'admin.sales' } })
+    t.same([executed.statusCode, executed.json().error.code], [404, 'UNKNOWN_COMMAND'])
+  }
+  await app.inject({ method: 'POST', url: '/cart/items', headers: bearer, payload: { sku: 'kettle', quantity: 2 } })
+  const view = await app.inject({ url: '/.well-known/svc.json', headers: admin })
+  const manifest = view.json()
+  t.same(Object.keys(manifest.commands), ['admin.sales', 'cart.add', 'cart.get', 'cart.remove', 'search'])
+  t.same([manifest.commands['admin.sales'].auth, manifest.commands['admin.sales'].requiredScopes], ['required', ['admin']], 'served as required')
+  t.equal(manifest.checksum, checksumOf(manifest.commands))
+  t.equal(view.headers['cache-control'], 'private, max-age=300')
+  t.equal(view.headers.vary, 'authorization')
+  t.same((await app.inject({ url: '/admin/sales', headers: admin })).json(), { carts: 1, total: 48 })
+})
+
 t.test('server.js listens on 127.0.0.1 and prints the manifest URL', async (t) => {
   const child = spawn(process.execPath, [server], {
     env: { ...process.env, PORT: '0', SVC_LAYOUT: '0.5.0' },
@@ -108,6 +129,7 @@ t.test('server.js listens on 127.0.0.1 and prints the manifest URL', async (t) =
   t.equal(manifest.baseUrl, new URL(url).origin, 'baseUrl is the address the shop listens on')
   t.match(output, `Call a command: curl -s ${manifest.baseUrl}/svc/execute`)
   t.match(output, `Watch a command stream: curl -N ${manifest.baseUrl}/svc/execute`)
+  t.match(output, `The shop keeper's view, with the hidden admin.sales: curl -s ${url} -H 'authorization: Bearer ${ADMIN_TOKEN}'`)
   t.ok('orders.live' in manifest.commands && 'report.build' in manifest.commands, 'with the long-running commands')
   const executed = await fetch(`${manifest.baseUrl}/svc/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"command":"search","params":{"q":"tea"}}' })
   t.same(((await executed.json()) as { result: Array<{ sku: string }> }).result.map((product: { sku: string }) => product.sku), ['mug', 'tea-black', 'tea-green'], 'the printed call works at baseUrl')

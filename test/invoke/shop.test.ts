@@ -1,9 +1,10 @@
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import t from 'tap'
-import { buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
+import { ADMIN_TOKEN, buildShop, DEMO_TOKEN } from '../../examples/shop/app.js'
 import { execute } from '../helpers/invoke.js'
 
 const bearer = { authorization: `Bearer ${DEMO_TOKEN}` }
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` }
 
 interface Call {
   command: string
@@ -28,7 +29,8 @@ const calls: Call[] = [
   { command: 'cart.add', params: { sku: 'mug' }, headers: { authorization: 'Bearer wrong' }, route: { method: 'POST', url: '/cart/items', headers: { authorization: 'Bearer wrong' }, payload: { sku: 'mug' } } },
   { command: 'cart.remove', params: { sku: 'mug' }, headers: bearer, route: { method: 'DELETE', url: '/cart/items/mug', headers: bearer } },
   { command: 'cart.remove', params: { sku: 'tea green/½' }, headers: bearer, route: { method: 'DELETE', url: '/cart/items/tea%20green%2F%C2%BD', headers: bearer } },
-  { command: 'cart.get', headers: bearer, route: { url: '/cart', headers: bearer } }
+  { command: 'cart.get', headers: bearer, route: { url: '/cart', headers: bearer } },
+  { command: 'admin.sales', headers: admin, route: { url: '/admin/sales', headers: admin } }
 ]
 
 const CODES: Record<number, string> = { 400: 'INVALID_PARAMS', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND' }

@@ -51,7 +51,7 @@ t.test('the page loads with no console error and no CSP violation, and shows the
   const facts = await text(page, '.service-facts')
   t.match(facts, /Version\s*2\.3\.0/)
   t.match(facts, /Layout\s*1\.0/)
-  t.match(facts, app.svc.checksum, 'the checksum')
+  t.match(facts, app.svc.publicManifest.checksum, 'the checksum of the public manifest')
   t.same(await page.$$eval('.tag-group h3', (headings) => headings.map((heading) => heading.textContent)), ['cart', 'catalogue'], 'commands grouped by tag')
   t.same(await page.$$eval('details.command', (cards) => cards.map((element) => (element as HTMLElement).dataset.command)), ['cart.add', 'cart.get', 'cart.remove', 'search'])
   t.match(await text(page, `${card('cart.get')} summary`), /token required/, 'auth is shown')

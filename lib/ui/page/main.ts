@@ -1,7 +1,8 @@
 /*
  * The human page (docs/ui.md): fetches the manifest the page names in its `svc-manifest` meta element,
  * finds the endpoints in the response's `Link` header, and draws the service from the manifest alone,
- * so it shows exactly what an agent sees.
+ * so it shows exactly what an agent sees. Once a token is entered, the manifest is read again with it:
+ * the commands that token may see (hidden ones included, docs/auth.md#audiences).
  */
 import { authScheme, groupByTag, matchesFilter, type PageManifest } from '../catalog.js'
 import { pageEndpoints, type Endpoints } from '../requests.js'
@@ -10,33 +11,68 @@ import { h, jsonView, replace, uid } from './dom.js'
 import { channelsPanel, eventsPanel } from './events-view.js'
 import { tokenBox } from './token.js'
 
+interface Loaded {
+  manifest: PageManifest
+  endpoints: Endpoints
+}
+
+/** The manifest as `authorization` sees it (`''`: the public one), and the endpoints its `Link` header names. */
+async function load (manifestPath: string, manifestUrl: string, authorization: string): Promise<Loaded> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (authorization !== '') headers.authorization = authorization
+  const response = await fetch(manifestUrl, { headers, cache: 'no-cache' })
+  if (!response.ok) throw new Error(`${manifestPath} answered ${response.status} ${response.statusText}`)
+  return { manifest: await response.json() as PageManifest, endpoints: pageEndpoints(manifestUrl, response.headers.get('link')) }
+}
+
 async function start (): Promise<void> {
   const app = document.getElementById('app') as HTMLElement
   const manifestPath = document.querySelector<HTMLMetaElement>('meta[name="svc-manifest"]')?.content ?? '/.well-known/svc.json'
   const manifestUrl = new URL(manifestPath, location.href).href
-  let manifest: PageManifest
-  let endpoints: Endpoints
+  let loaded: Loaded
   try {
-    const response = await fetch(manifestUrl, { headers: { accept: 'application/json' }, cache: 'no-cache' })
-    if (!response.ok) throw new Error(`${manifestPath} answered ${response.status} ${response.statusText}`)
-    manifest = await response.json() as PageManifest
-    endpoints = pageEndpoints(manifestUrl, response.headers.get('link'))
+    loaded = await load(manifestPath, manifestUrl, '')
   } catch (error) {
     app.replaceChildren(h('p', { className: 'status failed', attrs: { role: 'alert' } }, `The manifest could not be loaded: ${(error as Error).message}`))
     app.removeAttribute('aria-busy')
     return
   }
+  const { manifest } = loaded
   document.title = `${manifest.name} — service manifest`
-  const token = manifest.auth === undefined ? undefined : tokenBox(manifest.auth.description, authScheme(manifest))
-  const context: PageContext = { manifest, endpoints, authorization: token === undefined ? () => '' : token.authorization }
-  replace(app,
-    serviceHeader(manifest, manifestUrl),
-    token?.element ?? null,
-    commandsSection(context),
-    eventsPanel(manifest, endpoints, context.authorization),
-    manifest.svc === '0.5.0' ? channelsPanel(manifest, endpoints, context.authorization) : null,
-    typesSection(manifest)
-  )
+  // The token box stays in place while the view around it is drawn again.
+  const header = h('div', { className: 'view-header' })
+  const view = h('div', { className: 'view' })
+  /** What is drawn: the view's checksum, and the refusal shown above it. A view already drawn is left as it is (open cards, answers). */
+  let drawn: string | undefined
+  const draw = ({ manifest, endpoints }: Loaded, refused?: string): void => {
+    const key = `${manifest.checksum} ${refused ?? ''}`
+    if (key === drawn) return
+    drawn = key
+    const context: PageContext = { manifest, endpoints, authorization: token === undefined ? () => '' : token.authorization }
+    replace(header, serviceHeader(manifest, manifestUrl))
+    replace(view,
+      refused === undefined ? null : h('p', { className: 'status failed', attrs: { role: 'alert' } }, refused),
+      commandsSection(context),
+      eventsPanel(manifest, endpoints, context.authorization),
+      manifest.svc === '0.5.0' ? channelsPanel(manifest, endpoints, context.authorization) : null,
+      typesSection(manifest)
+    )
+  }
+  const publicView = loaded
+  /** Reads the manifest again as the token sees it; a refused token shows the public view, and says so. */
+  const reload = async (): Promise<void> => {
+    const authorization = (token as { authorization: () => string }).authorization()
+    if (authorization === '') return draw(publicView)
+    try {
+      draw(await load(manifestPath, manifestUrl, authorization))
+    } catch (error) {
+      draw(publicView, `The manifest could not be loaded with this token: ${(error as Error).message}. The public commands are shown.`)
+    }
+  }
+  const token = manifest.auth === undefined ? undefined : tokenBox(manifest.auth.description, authScheme(manifest), () => { reload().catch(() => {}) })
+  draw(loaded)
+  replace(app, header, token?.element ?? null, view)
+  if (token !== undefined && token.authorization() !== '') await reload()
   app.removeAttribute('aria-busy')
 }
 

@@ -12,8 +12,12 @@ export interface TokenBox {
   authorization: () => string
 }
 
-/** `scheme`: the word before the token, `Bearer` unless the manifest's auth names another. */
-export function tokenBox (description: string, scheme: string): TokenBox {
+/**
+ * `scheme`: the word before the token, `Bearer` unless the manifest's auth names another. `committed` runs
+ * when the visitor is done with the field (it loses focus or Enter, after a change) and when the token is
+ * forgotten: the page then reads the manifest again, as that token sees it.
+ */
+export function tokenBox (description: string, scheme: string, committed: () => void): TokenBox {
   const id = uid('token')
   const input = h('input', {
     id,
@@ -22,7 +26,7 @@ export function tokenBox (description: string, scheme: string): TokenBox {
     spellcheck: false,
     value: stored(),
     attrs: { 'aria-describedby': `${id}-hint` },
-    on: { input: () => store(input.value.trim()) }
+    on: { input: () => store(input.value.trim()), change: committed }
   })
   const forget = h('button', {
     type: 'button',
@@ -32,6 +36,7 @@ export function tokenBox (description: string, scheme: string): TokenBox {
         input.value = ''
         store('')
         input.focus()
+        committed()
       }
     }
   }, 'Forget')
@@ -39,7 +44,7 @@ export function tokenBox (description: string, scheme: string): TokenBox {
   const element = h('form', { className: 'token', attrs: { 'aria-label': 'Credentials' }, on: { submit: (event) => event.preventDefault() } },
     h('label', { htmlFor: id }, `${scheme} token`),
     h('div', { className: 'row' }, input, forget),
-    h('p', { className: 'hint', id: `${id}-hint` }, `${description.replace(/\.$/, '')}. Sent as "Authorization: ${scheme} …" with each call and subscription; kept in this tab only (sessionStorage).`)
+    h('p', { className: 'hint', id: `${id}-hint` }, `${description.replace(/\.$/, '')}. Sent as "Authorization: ${scheme} …" with each call and subscription, and for the manifest: the commands shown are those it may see; kept in this tab only (sessionStorage).`)
   )
   return {
     element,
