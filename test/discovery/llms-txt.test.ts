@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import type { SvcManifestOptions } from '../../lib/index.js'
 import { readyApp } from '../helpers/app.js'
+import { audienceShop } from '../helpers/audiences.js'
 import { uiAssetsBuilt } from '../helpers/ui-assets.js'
 
 // GET /llms.txt (discovery: true): the public manifest as Markdown for a language model, after the
@@ -293,4 +294,16 @@ t.test('invoke off but mcp on: calls go through MCP; the auth scheme is Bearer b
   t.match(text, '## How to call\n\nThe same commands are MCP tools at https://shop.example/mcp (Streamable HTTP).\n\n' +
     'Commands with auth `required` need the header `Authorization: Bearer <token>` (JWT);')
   t.notMatch(text, 'does not offer calls by name')
+})
+
+t.test('hidden commands: llms.txt and the API catalog are made from the public view, whoever asks', async (t) => {
+  const app = await audienceShop(t, { options: { discovery: true } })
+  for (const headers of [{}, { authorization: 'Bearer admin-token' }]) {
+    const text = (await app.inject({ method: 'GET', url: '/llms.txt', headers })).body
+    t.match(text, /### catalog\.list/)
+    t.match(text, /### orders\.list/)
+    t.notMatch(text, /admin\.stats|ops\.restart|Sales statistics|Restart a worker/, 'no word of a hidden command')
+  }
+  const seen = await app.inject({ method: 'GET', url: '/.well-known/svc.json', headers: { authorization: 'Bearer admin-token' } })
+  t.ok('admin.stats' in seen.json().commands, 'the admin still sees it in its manifest view')
 })
