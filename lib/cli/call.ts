@@ -57,7 +57,7 @@ export async function callCommand ([source, command, ...assignments]: string[], 
 
 /** `--all-pages`: every item of a paginated command, one JSON line each, as the pages come. */
 async function printAllPages (source: string, command: string, params: Record<string, unknown>, given: Array<[string, string]>, token: string | undefined, timeout: number): Promise<number> {
-  const { client, manifest } = await connect(source, timeout)
+  const { client, manifest } = await connect(source, timeout, undefined, token)
   typeParams(params, given, manifest, command)
   try {
     for await (const item of client.paginate(command, params, { token })) print(JSON.stringify(item))

@@ -97,6 +97,9 @@ interface Cached extends Received {
   freshUntil: number
 }
 
+/** The most views (one per token) a client keeps. */
+const MAX_VIEWS = 16
+
 export function createManifestClient (options: ManifestClientOptions): ManifestClient {
   const { url, fetch, now, timeout, maxBodySize, invokeUrl } = readOptions(options)
   /** The manifest received last, whichever view. */
@@ -136,6 +139,9 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
       // Drift compares like with like: a view with the same credential's previous one.
       const previous = view?.manifest
       cached = { ...received, freshUntil: now() + freshnessLifetime(response.headers) }
+      // A client that reads with many tokens in turn keeps the views of the last few only.
+      views.delete(key)
+      if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value as string)
       views.set(key, cached)
       link = response.headers.get('link') ?? undefined
       if (previous === undefined) return resultOf(cached, 'fetched')
@@ -188,7 +194,8 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
     execute: invoker.execute,
     stream: invoker.stream,
     pipeline: invoker.pipeline,
-    paginate: (command, params, options) => paginate(async () => cached?.manifest ?? (await get()).manifest, invoker.execute, command, params, options),
+    // The view of the token the pages are read with: a hidden paginated command is in that view only.
+    paginate: (command, params, options) => paginate(async () => (await get({ token: options?.token })).manifest, invoker.execute, command, params, options),
     subscribe,
     watch
   }

@@ -1,4 +1,4 @@
-import { createRequire } from 'node:module'
+import { parse } from '@lukeed/ms'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { isPlainObject } from '../util/objects.js'
 import { invalid } from './checks.js'
@@ -51,17 +51,6 @@ function requestCount (max: unknown): number | undefined {
 function windowOf (timeWindow: unknown): number | undefined {
   if (typeof timeWindow === 'number') return requestCount(timeWindow)
   if (typeof timeWindow !== 'string') return undefined
-  const parsed = parseDuration()(timeWindow)
-  return requestCount(parsed)
-}
-
-let parse: ((text: string) => number | undefined) | undefined
-
-/**
- * The parser @fastify/rate-limit reads a text window with (`@lukeed/ms`), loaded from beside the plugin, so
- * the manifest says what the plugin applies. Only reached for a route whose plugin is registered.
- */
-function parseDuration (): (text: string) => number | undefined {
-  parse ??= (createRequire(createRequire(import.meta.url).resolve(RATE_LIMIT_PLUGIN))('@lukeed/ms') as { parse: (text: string) => number | undefined }).parse
-  return parse
+  // The parser @fastify/rate-limit itself reads a text window with: the manifest says what the plugin applies.
+  return requestCount(parse(timeWindow))
 }

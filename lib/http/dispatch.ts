@@ -148,7 +148,8 @@ export class Dispatcher {
       if (!Object.hasOwn(params, name)) continue
       const text = String(params[name])
       if (found === null || found.params[name] !== text) {
-        return `Path param "${name}" = ${JSON.stringify(text)} does not reach this command's route (${plan.method} ${plan.url}): the URL it makes belongs to ${found === null ? 'no route' : 'another route'}.`
+        // One wording whether the URL reaches no route or another one: which, would tell of routes the caller may not see.
+        return `Path param "${name}" = ${JSON.stringify(text)} does not reach this command's route (${plan.method} ${plan.url}): the URL it makes belongs to another route or to none.`
       }
     }
     return undefined

@@ -86,7 +86,8 @@ export class StreamRelay implements ResponseTap {
    */
   private send (frame: string, last = false): void {
     const raw = this.reply.raw
-    if (raw.destroyed || (this.behind.signal.aborted && !last)) return
+    // Ended: a report the route makes after its call ended goes nowhere.
+    if (raw.writableEnded || raw.destroyed || (this.behind.signal.aborted && !last)) return
     if (!this.committed) {
       this.committed = true
       this.reply.hijack()
@@ -96,6 +97,8 @@ export class StreamRelay implements ResponseTap {
     }
     if (this.pending === '') process.nextTick(this.flush)
     this.pending += frame
+    // A route that writes much in one turn is not held to its end: its frames leave once they fill a write.
+    if (this.pending.length >= FLUSH_AT) this.flush()
     if (raw.writableLength + this.pending.length > this.limit && !last) {
       this.behind.abort(new CallCancelled(413, 'PAYLOAD_TOO_LARGE', `The caller read the stream more slowly than the route wrote it: more than ${this.limit} bytes (invoke.maxResultBytes) waited to be sent, and the call was cancelled.`))
     }
@@ -103,6 +106,9 @@ export class StreamRelay implements ResponseTap {
 }
 
 const LINE_BREAK = /[\r\n]/
+
+/** The most characters of frames held for one write. */
+const FLUSH_AT = 64 * 1024
 
 /** Whether an `Accept` header asks for an event stream: it lists `text/event-stream` and not `application/json`. */
 export function acceptsEventStream (accept: string | undefined): boolean {

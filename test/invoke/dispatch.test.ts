@@ -203,7 +203,7 @@ t.test('route URLs of every find-my-way form', async (t) => {
   t.same(mismatch.json().error, {
     code: 'INVALID_PARAMS',
     status: 400,
-    message: 'Path param "id" = "abc" does not reach this command\'s route (GET /orders/:id(^\\d+)/lines): the URL it makes belongs to no route.'
+    message: 'Path param "id" = "abc" does not reach this command\'s route (GET /orders/:id(^\\d+)/lines): the URL it makes belongs to another route or to none.'
   })
   t.same((await execute(app, 'clock.now', { zone: 'UTC' })).json().result, { zone: 'UTC' })
   t.same((await execute(app, 'docs.read', { page: 'intro' })).json().result, { page: 'intro' })

@@ -28,7 +28,7 @@ t.test('a path param that would reach a static sibling is INVALID_PARAMS naming 
   t.same(response.json().error, {
     code: 'INVALID_PARAMS',
     status: 400,
-    message: 'Path param "id" = "admin" does not reach this command\'s route (GET /items/:id): the URL it makes belongs to another route.'
+    message: 'Path param "id" = "admin" does not reach this command\'s route (GET /items/:id): the URL it makes belongs to another route or to none.'
   })
   t.same((await execute(app, 'items.get', { id: 'admins' })).json().result, { id: 'admins' }, 'other values reach the command')
   t.same((await execute(app, 'items.get', { id: 'ADMIN' })).json().result, { id: 'ADMIN' })

@@ -60,13 +60,17 @@ async function start (): Promise<void> {
   }
   const publicView = loaded
   /** Reads the manifest again as the token sees it; a refused token shows the public view, and says so. */
+  let reads = 0
   const reload = async (): Promise<void> => {
+    // Only the latest token's answer is drawn: a slower read begun with an earlier token is dropped.
+    const read = ++reads
     const authorization = (token as { authorization: () => string }).authorization()
     if (authorization === '') return draw(publicView)
     try {
-      draw(await load(manifestPath, manifestUrl, authorization))
+      const view = await load(manifestPath, manifestUrl, authorization)
+      if (read === reads) draw(view)
     } catch (error) {
-      draw(publicView, `The manifest could not be loaded with this token: ${(error as Error).message}. The public commands are shown.`)
+      if (read === reads) draw(publicView, `The manifest could not be loaded with this token: ${(error as Error).message}. The public commands are shown.`)
     }
   }
   const token = manifest.auth === undefined ? undefined : tokenBox(manifest.auth.description, authScheme(manifest), () => { reload().catch(() => {}) })
