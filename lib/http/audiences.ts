@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify'
-import { checksumOf } from '../assemble/manifest.js'
+import { commandsChecksum } from '../assemble/manifest.js'
 import type { Manifest, ManifestCommand, ManifestField, ManifestType } from '../manifest/types.js'
 import { Lru } from '../util/lru.js'
 import type { BearerAuth } from './auth.js'
@@ -113,7 +113,7 @@ export class ManifestViews {
       if (!this.hidden.has(name) || visible.includes(name)) commands[name] = command
     }
     // The spread keeps the manifest's key order; `commands`, `checksum` and `types` are the view's own.
-    const view: Manifest = { ...this.manifest, commands, types: this.typesOf(commands), checksum: checksumOf(commands) } as Manifest
+    const view: Manifest = { ...this.manifest, commands, types: this.typesOf(commands), checksum: commandsChecksum(commands) } as Manifest
     return this.response(view, scope, true)
   }
 
