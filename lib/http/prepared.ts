@@ -14,7 +14,8 @@ export interface PreparedResponse {
 
 /** What a precomputed response is made from. */
 export interface ResponseParts {
-  body: Buffer | string
+  /** The body's text, sent as UTF-8. */
+  body: string
   contentType: string
   cacheControl: string
   /** The ETag's value: the manifest's own checksum; by default a hash of the body's bytes. */
@@ -27,7 +28,7 @@ export interface ResponseParts {
 
 /** The bytes, ETag and headers of a 200, a HEAD 200 and a 304, from its parts. */
 export function prepareResponse (parts: ResponseParts): PreparedResponse {
-  const body = typeof parts.body === 'string' ? Buffer.from(parts.body, 'utf8') : parts.body
+  const body = Buffer.from(parts.body, 'utf8')
   const checksum = parts.checksum ?? createHash('sha256').update(body).digest('base64url').slice(0, 27)
   const etag = `"${checksum}"`
   const notModifiedHeaders: Record<string, string> = { etag, 'cache-control': parts.cacheControl }
