@@ -25,11 +25,6 @@ export function placesOf (command: CommandRoute): Record<string, ParamPlace> {
 export class Catalog {
   /** Each command's route, by command name: what the invocation endpoints dispatch on. */
   private readonly byName = new Map<string, CommandRoute>()
-  /**
-   * The hidden commands (`svc.auth: 'hidden'`), by name in the manifest's order, each with the scopes a
-   * credential must grant for it to exist for its caller. Empty in most apps: then every caller sees all.
-   */
-  readonly hidden: ReadonlyMap<string, readonly string[]>
   private parsed: Readonly<Manifest> | undefined
   private parsedPublic: Readonly<Manifest> | undefined
 
@@ -39,10 +34,15 @@ export class Catalog {
     readonly checksum: string,
     routes: Iterable<CommandRoute>,
     /** The public view's body (no hidden command): the complete one when there is none. */
-    readonly publicBody: Buffer = body
+    readonly publicBody: Buffer,
+    /**
+     * The hidden commands (`svc.auth: 'hidden'`, `hiddenCommands`), by name in the manifest's order, each with
+     * the scopes a credential must grant for it to exist for its caller. Empty in most apps: then every
+     * caller sees all.
+     */
+    readonly hidden: ReadonlyMap<string, readonly string[]>
   ) {
     for (const route of routes) this.byName.set(route.name, route)
-    this.hidden = hiddenCommands(this.byName.values())
   }
 
   /** The route of a command of the manifest, or undefined: only commands are reachable by name. */

@@ -22,7 +22,11 @@ export interface SvcRegistry {
    * ones (the same object as `manifest` when none is). Throws before `ready()`.
    */
   readonly publicManifest: Readonly<Manifest>
-  /** The manifest's checksum (also its ETag). Throws before `ready()`. */
+  /**
+   * The complete manifest's checksum (`manifest.checksum`), over every command, the hidden ones included. It
+   * is the ETag only when no command is hidden; else the public ETag is `publicManifest.checksum`, and each
+   * credential's view has its own. Throws before `ready()`.
+   */
   readonly checksum: string
   /**
    * Sends a declared event to its subscribers on every instance; with `to`, only to the subscribers whose

@@ -7,7 +7,7 @@ import type { UnseenRoutes } from './collect/unseen-routes.js'
 import type { BearerAuth } from './http/auth.js'
 import type { EndpointLinks } from './http/links.js'
 import { ManifestViews } from './http/audiences.js'
-import type { PreparedResponse } from './http/manifest.js'
+import type { PreparedResponse } from './http/prepared.js'
 import type { Config } from './options.js'
 import { together } from './problems.js'
 import type { RealtimeOnDemand } from './realtime/on-demand.js'
@@ -58,7 +58,7 @@ export async function start (fastify: FastifyInstance, parts: StartParts, hand: 
   const built = attempt(() => buildManifest(config, declarations, collector.commands, new Date(), fastify.getSchemas()))
   if (built === undefined || problems.length > 0) throw together(problems)
   const views = new ManifestViews(built.manifest, hiddenCommands(built.routes), config.maxAge, links.header())
-  const catalog = new Catalog(views.completeBody, built.manifest.checksum, built.routes, views.public.body)
+  const catalog = new Catalog(views.completeBody, built.manifest.checksum, built.routes, views.public.body, views.hidden)
   hand({ prepared: views.public, views, catalog, resolve: (id) => fastify.getSchema(id) as Schema | undefined })
   collector.release()
   if (declarations.declaresRealtime) await realtime.start()

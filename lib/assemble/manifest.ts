@@ -58,18 +58,19 @@ export function buildManifest (
     events,
     ...(hasAboutAndChannels(config.layout) && { channels: sortedMap(declarations.channels, (channel) => ({ description: channel.description }), problems) }),
     types,
-    checksum: checksumOf(commands),
+    checksum: commandsChecksum(commands),
     updatedAt: now.toISOString()
   }
   return { manifest, routes: [...named].map(([name, source]) => commandRouteOf(name, source)) }
 }
 
 /**
- * The checksum: SHA-256 of the RFC 8785 form of the commands. The fast path checks every value as it
+ * The manifest's checksum, as the plugin serves it: SHA-256 of the RFC 8785 form of the commands, the same
+ * value as the client's `checksumOf`, which checks what it is given for a client's errors. The fast path checks every value as it
  * orders it; only when it gives up are the commands searched for the value RFC 8785 forbids, refused with
  * where it is, and otherwise (an array-index key) written by the `canonicalize` package.
  */
-export function checksumOf (commands: Record<string, ManifestCommand>): string {
+export function commandsChecksum (commands: Record<string, ManifestCommand>): string {
   const checksum = sortedMapChecksum(commands)
   if (checksum !== undefined) return checksum
   assertJsonValues(commands)

@@ -1,18 +1,13 @@
 import { parse } from '@lukeed/ms'
 import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { ManifestRateLimit } from '../manifest/types.js'
 import { isPlainObject } from '../util/objects.js'
 import { invalid } from './checks.js'
-
-/** How many requests a caller may make per window: Surf's `rateLimit`, as the manifest serves it. */
-export interface RateLimit {
-  maxRequests: number
-  windowMs: number
-}
 
 const RATE_LIMIT_PLUGIN = '@fastify/rate-limit'
 
 /** `svc.rateLimit`: `{ maxRequests, windowMs }`, whole numbers, checked and copied in this key order. */
-export function readSvcRateLimit (value: unknown, route: string): RateLimit {
+export function readSvcRateLimit (value: unknown, route: string): ManifestRateLimit {
   const expected = '{ maxRequests, windowMs }: requests allowed (0 or more) per window of milliseconds (1 or more)'
   if (!isPlainObject(value)) invalid(route, 'svc.rateLimit', expected, value)
   for (const key of Object.keys(value)) {
@@ -33,7 +28,7 @@ export function readSvcRateLimit (value: unknown, route: string): RateLimit {
  * reads them without running the app's functions on a made-up request), so they are left out, and
  * `svc.rateLimit` states them.
  */
-export function routeRateLimit (instance: FastifyInstance, routeOptions: RouteOptions): RateLimit | undefined {
+export function routeRateLimit (instance: FastifyInstance, routeOptions: RouteOptions): ManifestRateLimit | undefined {
   const config = (routeOptions.config as { rateLimit?: unknown } | undefined)?.rateLimit
   if (!isPlainObject(config) || !instance.hasPlugin(RATE_LIMIT_PLUGIN)) return undefined
   const maxRequests = requestCount(config.max)

@@ -1,7 +1,7 @@
 import type { Schema } from '../schema/schema.js'
 import type { SvcHints } from './svc-option.js'
-import type { RateLimit } from './rate-limit.js'
 import type { Pagination } from '../manifest/pagination.js'
+import type { ManifestRateLimit } from '../manifest/types.js'
 
 /**
  * The route `config` key that sends a command's calls through `app.inject()` instead of the in-memory
@@ -62,7 +62,7 @@ export interface CommandSource {
   /** The route's own `bodyLimit` option, when it sets one. */
   bodyLimit?: number
   /** `svc.rateLimit`, else the route's @fastify/rate-limit config. */
-  rateLimit?: RateLimit
+  rateLimit?: ManifestRateLimit
   /** `svc.paginated`, every setting filled in. */
   paginated?: Pagination
   /** Calls go through `app.inject()`: a websocket route, or `config: { svcDispatch: 'inject' }`. */

@@ -1,4 +1,4 @@
-import type { ManifestHints } from '../manifest/types.js'
+import type { ManifestHints, ManifestPagination, ManifestRateLimit } from '../manifest/types.js'
 import { type JsonSchema } from '../option-types.js'
 import { MAX_DEADLINE } from '../options.js'
 import { isPlainObject } from '../util/objects.js'
@@ -48,27 +48,17 @@ export interface SvcRouteOptions {
   paginated?: boolean | SvcPagination
 }
 
-/** `svc.rateLimit`: how many requests a caller may make in each window. */
-export interface SvcRateLimit {
-  maxRequests: number
-  windowMs: number
-}
+/** `svc.rateLimit`: how many requests a caller may make in each window of milliseconds, as the manifest serves it. */
+export type SvcRateLimit = ManifestRateLimit
 
-/** `svc.paginated` as an object; what is left out takes Surf's default. */
-export interface SvcPagination {
-  /** Default `'cursor'`: the caller sends back the page's `next` field as `cursor`; `'offset'`: it counts items. */
-  style?: 'cursor' | 'offset'
-  /** Default 20. */
-  defaultLimit?: number
-  /** Default 100. */
-  maxLimit?: number
-  /** The field of the result holding the page's items; default `items`. */
-  items?: string
-  /** The field of the result holding the next cursor; default `nextCursor` (cursor style only). */
-  next?: string
-  /** The field of the result holding the number of items across pages; default `total`. */
-  total?: string
-}
+/**
+ * `svc.paginated` as an object: the manifest's `paginated`, where what is left out takes Surf's default.
+ * `style`: default `'cursor'`, the caller sends back the page's `next` field as `cursor`; `'offset'`: it
+ * counts items. `defaultLimit`: default 20; `maxLimit`: default 100. The fields of the result: `items`
+ * holds the page's items (default `items`), `next` the next cursor (default `nextCursor`, cursor style
+ * only), `total` the number of items across pages (default `total`).
+ */
+export type SvcPagination = Partial<ManifestPagination>
 
 /** One worked call of a command: its params as a caller sends them, and what it returns. */
 export interface SvcExample {

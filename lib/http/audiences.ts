@@ -1,9 +1,12 @@
 import type { FastifyRequest } from 'fastify'
-import { checksumOf } from '../assemble/manifest.js'
+import { commandsChecksum } from '../assemble/manifest.js'
 import type { Manifest, ManifestCommand, ManifestField, ManifestType } from '../manifest/types.js'
 import { Lru } from '../util/lru.js'
 import type { BearerAuth } from './auth.js'
-import { prepareResponse, type PreparedResponse } from './manifest.js'
+import { prepareResponse, type PreparedResponse } from './prepared.js'
+
+/** The `vary` of every manifest response of an app with hidden commands. */
+export const VARY = 'authorization'
 
 /** The most views of the manifest (and of MCP's tools) kept at once; the least recently used goes first. */
 export const MAX_VIEWS = 64
@@ -68,14 +71,14 @@ export class ManifestViews {
 
   constructor (
     private readonly manifest: Readonly<Manifest>,
-    /** The hidden commands and the scopes each needs (`catalog.hidden`). */
+    /** The hidden commands and the scopes each needs (`hiddenCommands`, handed on as `catalog.hidden`). */
     readonly hidden: ReadonlyMap<string, readonly string[]>,
     private readonly maxAge: number,
     private readonly link?: string
   ) {
     this.audiences = hidden.size > 0
     if (!this.audiences) {
-      this.public = prepareResponse(manifest, maxAge, link)
+      this.public = this.response(manifest, 'public', false)
       this.completeBody = this.public.body
       return
     }
@@ -110,7 +113,22 @@ export class ManifestViews {
       if (!this.hidden.has(name) || visible.includes(name)) commands[name] = command
     }
     // The spread keeps the manifest's key order; `commands`, `checksum` and `types` are the view's own.
-    const view: Manifest = { ...this.manifest, commands, types: this.typesOf(commands), checksum: checksumOf(commands) } as Manifest
-    return prepareResponse(view, this.maxAge, this.link, { scope, vary: true })
+    const view: Manifest = { ...this.manifest, commands, types: this.typesOf(commands), checksum: commandsChecksum(commands) } as Manifest
+    return this.response(view, scope, true)
+  }
+
+  /**
+   * A view's response: cached by anyone, or (a credential's view) by its client only; `vary` when the app
+   * has hidden commands, as the answer then depends on the credential.
+   */
+  private response (view: Readonly<Manifest>, scope: 'public' | 'private', vary: boolean): PreparedResponse {
+    return prepareResponse({
+      body: JSON.stringify(view),
+      contentType: 'application/json; charset=utf-8',
+      checksum: view.checksum,
+      cacheControl: `${scope}, max-age=${this.maxAge}`,
+      link: this.link,
+      ...(vary && { vary: VARY })
+    })
   }
 }

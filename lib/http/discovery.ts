@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { API_CATALOG_TYPE, apiCatalog, type ServiceUrls } from '../assemble/api-catalog.js'
 import { llmsTxt } from '../assemble/llms-txt.js'
@@ -6,7 +5,8 @@ import { LINK_RELATIONS } from '../manifest/invocation.js'
 import type { Manifest } from '../manifest/types.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
 import type { EndpointLinks } from './links.js'
-import { documentHandler, withoutCookies, type PreparedResponse } from './manifest.js'
+import { documentHandler, withoutCookies } from './manifest.js'
+import { prepareResponse, type PreparedResponse } from './prepared.js'
 
 /** RFC 9727 §2: the well-known URI of the API catalog. */
 export const API_CATALOG_PATH = '/.well-known/api-catalog'
@@ -48,8 +48,10 @@ export function registerDiscovery (fastify: FastifyInstance, config: DiscoveryCo
   context.onCatalog((served) => {
     // Read once every endpoint has added its route, so every link is known.
     const documents = discoveryDocuments(served.publicManifest, serviceUrls(config, context.links))
-    catalog = preparedDocument(documents.apiCatalog, API_CATALOG_TYPE, config.maxAge, catalogLink)
-    llms = preparedDocument(documents.llmsTxt, 'text/markdown; charset=utf-8', config.maxAge)
+    // Each ETag is a hash of the document's bytes.
+    const cacheControl = `public, max-age=${config.maxAge}`
+    catalog = prepareResponse({ body: documents.apiCatalog, contentType: API_CATALOG_TYPE, cacheControl, link: catalogLink })
+    llms = prepareResponse({ body: documents.llmsTxt, contentType: 'text/markdown; charset=utf-8', cacheControl })
   })
   const route = pluginRoutes(fastify, config, context)
   const served = [
@@ -81,16 +83,4 @@ function serviceUrls (config: DiscoveryConfig, links: EndpointLinks): ServiceUrl
     mcp: linked(LINK_RELATIONS.mcp),
     page: linked(LINK_RELATIONS.ui)
   }
-}
-
-/** A document as the manifest route serves one: bytes, ETag (a hash of the bytes) and headers, made once. */
-function preparedDocument (text: string, type: string, maxAge: number, link?: string): PreparedResponse {
-  const body = Buffer.from(text, 'utf8')
-  const checksum = createHash('sha256').update(body).digest('base64url').slice(0, 27)
-  const etag = `"${checksum}"`
-  const cacheControl = `public, max-age=${maxAge}`
-  const headers: Record<string, string> = { 'content-type': type, etag, 'cache-control': cacheControl }
-  const notModifiedHeaders: Record<string, string> = { etag, 'cache-control': cacheControl }
-  if (link !== undefined) headers.link = notModifiedHeaders.link = link
-  return { body, checksum, etag, headers, headHeaders: { ...headers, 'content-length': String(body.length) }, notModifiedHeaders }
 }

@@ -9,7 +9,7 @@ import type { ManifestViews } from './audiences.js'
 import type { BearerAuth } from './auth.js'
 import type { Dispatcher } from './dispatch.js'
 import type { EndpointLinks } from './links.js'
-import type { PreparedResponse } from './manifest.js'
+import type { PreparedResponse } from './prepared.js'
 import type { OriginPolicy } from './origins.js'
 
 /** Called once `ready()` has built the catalog; a throw rejects `ready()`. */

@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteHandlerMethod } from 'fastify'
 import { FST_SVC_NOT_READY } from '../errors.js'
-import type { Manifest } from '../manifest/types.js'
-import { audienceOf, type ManifestViews } from './audiences.js'
+import { audienceOf, VARY, type ManifestViews } from './audiences.js'
 import type { BearerAuth } from './auth.js'
 import { pluginRoutes, type EndpointContext, type RouteLogConfig } from './endpoint.js'
+import type { PreparedResponse } from './prepared.js'
 
 export interface ManifestConfig extends RouteLogConfig {
   path: string
@@ -17,44 +17,6 @@ export function registerManifestRoutes (fastify: FastifyInstance, config: Manife
   const route = pluginRoutes(fastify, config, context)
   const handler = manifestHandler(context.prepared, context.views, context.auth)
   for (const method of ['GET', 'HEAD'] as const) route({ method, url: config.path, acts: false, exposeHeadRoute: false, onSend: withoutCookies, handler })
-}
-
-/** Everything a manifest response needs, computed once when the manifest is built. */
-export interface PreparedResponse {
-  body: Buffer
-  checksum: string
-  /** The ETag header value, `"<checksum>"`. */
-  etag: string
-  headers: Record<string, string>
-  /** The headers of a HEAD 200: those of a GET, with the length of the body it leaves out. */
-  headHeaders: Record<string, string>
-  notModifiedHeaders: Record<string, string>
-}
-
-/** How a view of the manifest may be cached: by anyone, or (a credential's view) by its client only, and varying by credential. */
-export interface ViewCaching {
-  scope: 'public' | 'private'
-  /** `vary: authorization`: the app has hidden commands, so the answer depends on the credential. */
-  vary: boolean
-}
-
-/** `link`: the RFC 8288 header naming the plugin's other endpoints, on the 200 and the 304. */
-export function prepareResponse (manifest: Readonly<Manifest>, maxAge: number, link?: string, caching: ViewCaching = { scope: 'public', vary: false }): PreparedResponse {
-  const cacheControl = `${caching.scope}, max-age=${maxAge}`
-  const etag = `"${manifest.checksum}"`
-  const body = Buffer.from(JSON.stringify(manifest), 'utf8')
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8', etag, 'cache-control': cacheControl }
-  const notModifiedHeaders: Record<string, string> = { etag, 'cache-control': cacheControl }
-  if (link !== undefined) headers.link = notModifiedHeaders.link = link
-  if (caching.vary) headers.vary = notModifiedHeaders.vary = VARY
-  return {
-    body,
-    checksum: manifest.checksum,
-    etag,
-    headers,
-    headHeaders: { ...headers, 'content-length': String(body.length) },
-    notModifiedHeaders
-  }
 }
 
 /**
@@ -99,9 +61,6 @@ function afterSpaces (value: string, index: number): number {
   while (value[index] === ' ' || value[index] === '\t') index++
   return index
 }
-
-/** The `vary` of every manifest response of an app with hidden commands. */
-const VARY = 'authorization'
 
 /**
  * The handler of GET and HEAD. `current()` (the public view) is set in `onReady`, before any request; it

@@ -3,19 +3,16 @@
  * plugin fills in and serves, and what the client and the page follow, page after page.
  */
 
-/** Every setting of a paginated command. */
-export interface Pagination {
-  /** `'cursor'`: the caller sends back the page's `next` field as `cursor`; `'offset'`: it counts the items it has. */
-  style: 'cursor' | 'offset'
-  defaultLimit: number
-  maxLimit: number
-  /** The field of the result that holds the page's items. */
-  items: string
-  /** The field of a cursor page that holds the next page's cursor (null or absent: the last page). */
-  next: string
-  /** The field of the result that holds the number of items across all pages, when the route says it. */
-  total: string
-}
+import type { ManifestPagination } from './types.js'
+
+/**
+ * Every setting of a paginated command, the manifest's `paginated` with none left out. `style`: `'cursor'`,
+ * the caller sends back the page's `next` field as `cursor`; `'offset'`, it counts the items it has. `items`:
+ * the field of the result that holds the page's items; `next`: the field of a cursor page that holds the
+ * next page's cursor (null or absent: the last page); `total`: the field of the result that holds the number
+ * of items across all pages, when the route says it.
+ */
+export type Pagination = Required<ManifestPagination>
 
 /** Surf's defaults (§8.3, §8.4): what `paginated: true` stands for, and what an object leaves out. */
 export const SURF_PAGINATION: Readonly<Pagination> = Object.freeze({

@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import type {
   ManifestAuthSchema, ManifestChannelSchema, ManifestCommandSchema, ManifestEventSchema, ManifestExampleSchema,
-  ManifestFieldSchema, ManifestHintsSchema, ManifestSchemaV05, ManifestSchemaV1
+  ManifestFieldSchema, ManifestHintsSchema, ManifestPaginationSchema, ManifestRateLimitSchema, ManifestSchemaV05, ManifestSchemaV1
 } from './schema.js'
 
 /*
@@ -34,6 +34,10 @@ export type ManifestParam = ManifestProperty
 export type ManifestTypeRef = ManifestField
 export type ManifestExample = Static<typeof ManifestExampleSchema>
 export type ManifestHints = Static<typeof ManifestHintsSchema>
+/** A command's `rateLimit`: how many requests a caller may make in each window of milliseconds. */
+export type ManifestRateLimit = Static<typeof ManifestRateLimitSchema>
+/** A command's `paginated` as an object: the style and limits, and the result's field names that are not Surf's. */
+export type ManifestPagination = Static<typeof ManifestPaginationSchema>
 export type ManifestCommand = Omit<Static<typeof ManifestCommandSchema>, 'params' | 'returns'> & {
   params?: Record<string, ManifestProperty>
   returns?: ManifestField

@@ -2,6 +2,7 @@
  * The manifest as the human page reads it, without a DOM: the fields it shows (both layouts, and the fields
  * of docs/manifest.md beyond the spec: auth levels, scopes, examples, deprecation), commands grouped by tag, and the filter.
  */
+import type { ManifestRateLimit } from '../manifest/types.js'
 import type { Descriptor } from './form-fields.js'
 
 export interface PageExample {
@@ -23,7 +24,7 @@ export interface PageCommand {
   /** The route replies with a stream: the page runs it streamed (pieces, progress, Stop). */
   stream?: boolean
   /** How many requests a caller may make per window. */
-  rateLimit?: { maxRequests: number, windowMs: number }
+  rateLimit?: ManifestRateLimit
   /** The command answers a page of a list (Surf §8): the page offers the next one after a run. */
   paginated?: unknown
 }
