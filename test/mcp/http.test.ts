@@ -241,7 +241,7 @@ t.test('the demo: SVC_MCP=1 npm run demo serves the shop\'s tools and prints whe
     child.once('exit', (code) => reject(new Error(`server.js exited with ${code}:\n${output}`)))
   })
   const client = await httpClient(t, url, { authorization: `Bearer ${DEMO_TOKEN}` })
-  t.same((await client.listTools()).tools.map((tool) => tool.name), ['cart_add', 'cart_get', 'cart_remove', 'orders_live', 'report_build', 'search'])
+  t.same((await client.listTools()).tools.map((tool) => tool.name), ['cart_add', 'cart_get', 'cart_remove', 'orders_live', 'products', 'report_build', 'search'])
   t.same((await client.callTool({ name: 'cart_get', arguments: {} })).structuredContent, { items: [], total: 0 })
   await client.close()
   child.kill()

@@ -27,6 +27,8 @@ t.test('the page shows the commands the entered token may see', async (t) => {
   t.not(await checksum(), app.svc.publicManifest.checksum, 'the view\'s own checksum')
   t.equal(await page.evaluate(() => document.activeElement?.tagName), 'BUTTON', 'the focus moved on as the visitor did, the token box kept')
   await page.click('details.command[data-command="admin.sales"] > summary')
+  // The card's form is made when it opens, on its toggle event.
+  await page.waitForSelector('details.command[data-command="admin.sales"] form.call button[type="submit"]')
   await page.click('details.command[data-command="admin.sales"] button[type="submit"]')
   const status = await page.waitForSelector('details.command[data-command="admin.sales"] .outcome .status:is(.succeeded, .failed)')
   t.match(await status!.evaluate((element) => element.textContent ?? ''), /200/, 'and runs it')
