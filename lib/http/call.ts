@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { APP_CLOSING, CALLER_GONE, type Abortable, type CallLink, type Progress } from '../util/call-control.js'
+import { APP_CLOSING, CALLER_GONE, type Abortable, type CallCancelled, type CallLink, type Progress } from '../util/call-control.js'
 
 /**
  * What a route sees of the call it serves, as `request.svc` (docs/long-running.md): `signal`, which aborts
@@ -14,23 +14,95 @@ export interface SvcRequest {
   progress: (progress: number, options?: { total?: number, message?: string }) => void
 }
 
-/** The calls still running, aborted together when the app starts closing. */
-export class LiveCalls {
-  private readonly calls = new Set<Abortable>()
+/** One running call among the live ones: where it is in its list, and when its deadline passes. */
+export interface LiveCall {
+  readonly call: Abortable
+  readonly deadline: number
+  readonly expired: (() => CallCancelled) | undefined
+  list: CallList | undefined
+  previous: LiveCall | undefined
+  next: LiveCall | undefined
+}
 
-  add (call: Abortable): void {
-    this.calls.add(call)
+/**
+ * The live calls of one deadline (`0`: none), in the order they started, which is the order their deadlines
+ * pass: one timer, for the first of them, serves them all.
+ */
+class CallList {
+  first: LiveCall | undefined
+  last: LiveCall | undefined
+  timer: NodeJS.Timeout | undefined
+  constructor (readonly timeout: number) {}
+}
+
+/**
+ * The calls still running: each one aborted when its deadline passes, and all of them when the app starts
+ * closing. Adding and removing a call costs a few pointer moves: a timer and a set per call cost execute
+ * about 3 µs, a tenth of what it adds to the route's own work.
+ */
+export class LiveCalls {
+  private readonly lists = new Map<number, CallList>()
+
+  /** A call without a deadline (`timeout` 0), or one that `expired()` aborts `timeout` ms from now. */
+  add (call: Abortable, timeout = 0, expired?: () => CallCancelled): LiveCall {
+    let list = this.lists.get(timeout)
+    if (list === undefined) {
+      list = new CallList(timeout)
+      this.lists.set(timeout, list)
+    }
+    const entry: LiveCall = { call, deadline: timeout === 0 ? Infinity : performance.now() + timeout, expired, list, previous: list.last, next: undefined }
+    if (list.last === undefined) list.first = entry
+    else list.last.next = entry
+    list.last = entry
+    if (timeout !== 0) {
+      if (list.timer === undefined) this.arm(list, timeout)
+      else list.timer.ref()
+    }
+    return entry
   }
 
-  delete (call: Abortable): void {
-    this.calls.delete(call)
+  /**
+   * The call ended: it leaves its list. The list's timer stays until it fires and finds what is due then, but
+   * holds the process only while a call waits for it.
+   */
+  delete (entry: LiveCall): void {
+    const { list, previous, next } = entry
+    if (list === undefined) return
+    if (previous === undefined) list.first = next
+    else previous.next = next
+    if (next === undefined) list.last = previous
+    else next.previous = previous
+    entry.list = entry.previous = entry.next = undefined
+    if (list.first === undefined) list.timer?.unref()
   }
 
   /** Aborts every call still running: the app closes. */
   abortAll (): void {
     const reason = APP_CLOSING()
-    for (const call of this.calls) call.abort(reason)
-    this.calls.clear()
+    for (const list of this.lists.values()) {
+      clearTimeout(list.timer)
+      list.timer = undefined
+      for (let entry = list.first; entry !== undefined; entry = entry.next) entry.call.abort(reason)
+      list.first = list.last = undefined
+    }
+  }
+
+  /** The list's timer, for its first call's deadline. */
+  private arm (list: CallList, delay: number): void {
+    list.timer = setTimeout(() => { this.expire(list) }, delay)
+  }
+
+  /** Aborts the calls of `list` whose deadline passed, then waits for the next one, if any. */
+  private expire (list: CallList): void {
+    list.timer = undefined
+    // Node fires a timer up to a millisecond before its time, by rounding: what is due within it is due.
+    const now = performance.now() + 1
+    while (list.first !== undefined && list.first.deadline <= now) {
+      const entry = list.first
+      this.delete(entry)
+      entry.call.abort((entry.expired as () => CallCancelled)())
+    }
+    if (list.first !== undefined) this.arm(list, list.first.deadline - performance.now())
   }
 }
 
@@ -90,9 +162,9 @@ class RequestCall implements SvcRequest {
       controller.abort(CALLER_GONE())
       return controller
     }
-    live.add(controller)
+    const entry = live.add(controller)
     response.once('close', () => {
-      live.delete(controller)
+      live.delete(entry)
       if (!response.writableFinished) controller.abort(CALLER_GONE())
     })
     return controller

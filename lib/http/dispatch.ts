@@ -83,19 +83,18 @@ export class Dispatcher {
     // The caller's connection closing before its answer was sent; after a complete answer it aborts nothing.
     const gone = (): void => { if (!response!.writableFinished) control.abort(CALLER_GONE()) }
     response?.once('close', gone)
-    this.live.add(control)
+    // Among the live calls: aborted at its deadline, or when the app closes.
     const timeout = plan.timeout ?? this.timeout
-    const timer = timeout === 0 ? undefined : setTimeout(() => { control.abort(deadlinePassed(command, timeout, plan.timeout === undefined)) }, timeout)
+    const live = this.live.add(control, timeout, () => deadlinePassed(command, timeout, plan.timeout === undefined))
     const call = { method: plan.method, url, payload, headers: forwardedHeaders(request, payload, planned.headers), caller: request, limit, control, tap: bounds.tap }
     let ended
     try {
       ended = await (plan.viaInject ? this.injector : this.router).call(call)
     } finally {
-      // Nothing of the call outlives it: its timer, its listeners on the caller, its place among live calls.
-      clearTimeout(timer)
+      // Nothing of the call outlives it: its listeners on the caller, its place among live calls.
       signal?.removeEventListener('abort', cancel)
       response?.removeListener('close', gone)
-      this.live.delete(control)
+      this.live.delete(live)
     }
     if (ended === 'over-budget') {
       return { ...refusal(413, 'PAYLOAD_TOO_LARGE', `Command "${command}": its route's response passed ${limit} bytes (invoke.maxResultBytes), and was cut off there.`), overBudget: true }
