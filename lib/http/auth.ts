@@ -131,11 +131,14 @@ export class BearerAuth {
     return await checked
   }
 
+  /** The scopes a verified credential grants, read once (`auth.scopes`, else its claims). */
+  grantedScopes (credential: unknown): ReadonlySet<string> {
+    return new Set(scopesOf(this.config.auth as SvcAuthOptions, credential))
+  }
+
   /** Whether a verified credential grants every one of `scopes`. */
   grants (credential: unknown, scopes: readonly string[]): boolean {
-    if (scopes.length === 0) return true
-    const granted = new Set(scopesOf(this.config.auth as SvcAuthOptions, credential))
-    return scopes.every((scope) => granted.has(scope))
+    return scopes.length === 0 || hasEvery(this.grantedScopes(credential), scopes)
   }
 
   /**
@@ -191,7 +194,7 @@ export class BearerAuth {
     }
     if (!credential) return this.refuse(reply, true, this.refused)
     if (guard.scopes.length > 0) {
-      const granted = new Set(scopesOf(this.config.auth as SvcAuthOptions, credential))
+      const granted = this.grantedScopes(credential)
       const missing = guard.scopes.filter((scope) => !granted.has(scope))
       if (missing.length > 0) {
         const challenge = `${this.scheme} ${this.realm}, error="insufficient_scope", scope="${guard.scopes.join(' ')}"${this.metadata}`
@@ -239,6 +242,11 @@ async function refusedOnThrow (request: FastifyRequest, verify: () => unknown): 
     request.log.info({ err: error }, 'bearer token refused by the verifier')
     return false
   }
+}
+
+/** Whether `granted` holds every one of `scopes`. */
+export function hasEvery (granted: ReadonlySet<string>, scopes: readonly string[]): boolean {
+  return scopes.every((scope) => granted.has(scope))
 }
 
 /**
