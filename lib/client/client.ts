@@ -139,7 +139,7 @@ export function createManifestClient (options: ManifestClientOptions): ManifestC
       // Drift compares like with like: a view with the same credential's previous one.
       const previous = view?.manifest
       cached = { ...received, freshUntil: now() + freshnessLifetime(response.headers) }
-      // A client that reads with many tokens in turn keeps the views of the last few only.
+      // A client that reads with many tokens in turn keeps the views it read from the service last only.
       views.delete(key)
       if (views.size >= MAX_VIEWS) views.delete(views.keys().next().value as string)
       views.set(key, cached)

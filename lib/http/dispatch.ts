@@ -69,7 +69,10 @@ export class Dispatcher {
     if (astray !== undefined) return refusal(400, 'INVALID_PARAMS', astray)
     if (this.lifecycle.closing) return refusal(503, 'INTERNAL_ERROR', 'The server is shutting down.')
     const { signal, caller } = bounds
-    if (signal?.aborted === true) return cancelledBy(signal)
+    // Only the SDK path's signal can have aborted already (its client left while the SDK read the request);
+    // no test can time that.
+    /* c8 ignore next */
+    if (signal?.aborted === true) return cancelledBy(reasonOf(signal))
     const response = caller?.raw
     // Gone already, while an app-wide hook ran: its close has come and gone.
     if (response?.destroyed === true) return cancelledBy(CALLER_GONE())
@@ -169,8 +172,7 @@ function unknownCommand (command: string): Outcome {
 }
 
 /** What a cancelled call answers: its cause's status and code (nobody may read it; a pipeline stops there). */
-function cancelledBy (cause: CancelSource | CallCancelled): Outcome {
-  const { status, code, message } = cause instanceof CallCancelled ? cause : reasonOf(cause)
+function cancelledBy ({ status, code, message }: CallCancelled): Outcome {
   return refusal(status, code, message)
 }
 

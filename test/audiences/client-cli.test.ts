@@ -33,6 +33,18 @@ t.test('client: get({ token }) reads that credential\'s view, each view cached a
   t.same(Object.keys((await withToken.get({ token: 'admin-token' })).manifest.commands).length, 4, 'a token given to get() wins')
 })
 
+t.test('client: the views of the 16 tokens read from the service last are kept, the oldest dropped', async (t) => {
+  const app = await audienceShop(t, { options: { auth: { type: 'bearer', description: 'Any token', verify: (token: string) => ({ sub: token, scope: 'admin' }) } } })
+  const client = createManifestClient({ url: `${await listening(t, app)}${PATH}` })
+  t.equal((await client.get()).status, 'fetched')
+  for (let index = 1; index <= 15; index++) await client.get({ token: `token-${index}` })
+  t.equal((await client.get()).status, 'fresh', 'sixteen views: the first is still kept')
+  await client.get({ token: 'token-16' })
+  t.equal((await client.get({ token: 'token-16' })).status, 'fresh')
+  t.equal((await client.get({ token: 'token-1' })).status, 'fresh')
+  t.equal((await client.get()).status, 'fetched', 'the view read from the service first was dropped')
+})
+
 t.test('client: a token goes with the service\'s own scheme, learnt from the manifest when not known yet', async (t) => {
   const app = await audienceShop(t, {
     options: { auth: { type: 'bearer', scheme: 'Token', description: 'Shop tokens', verify: (token) => token === 'admin-token' ? { sub: 'root', scope: 'admin ops' } : undefined } }

@@ -19,6 +19,7 @@ t.test('without a credential, the manifest is the public view: no hidden command
   t.not(manifest.checksum, app.svc.checksum, 'app.svc.checksum is the complete manifest\'s')
   t.same(Object.keys(app.svc.manifest.commands), ['admin.stats', 'catalog.list', 'ops.restart', 'orders.list'], 'app.svc.manifest has every command')
   t.equal(app.svc.manifest.commands['admin.stats'].auth, 'required', 'a hidden command is served as required')
+  t.same(app.svc.publicManifest, manifest, 'app.svc.publicManifest is what a caller without a credential reads')
 })
 
 t.test('a credential gets its own view, private; views differ by what each credential may see', async (t) => {

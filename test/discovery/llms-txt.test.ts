@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox'
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
-import type { SvcManifestOptions } from '../../lib/index.js'
-import { readyApp } from '../helpers/app.js'
+import svcManifest, { type SvcManifestOptions } from '../../lib/index.js'
+import { readyApp, requiredOptions } from '../helpers/app.js'
 import { audienceShop } from '../helpers/audiences.js'
 import { uiAssetsBuilt } from '../helpers/ui-assets.js'
 
@@ -306,4 +306,19 @@ t.test('hidden commands: llms.txt and the API catalog are made from the public v
   }
   const seen = await app.inject({ method: 'GET', url: '/.well-known/svc.json', headers: { authorization: 'Bearer admin-token' } })
   t.ok('admin.stats' in seen.json().commands, 'the admin still sees it in its manifest view')
+})
+
+t.test('after a rejected ready(), neither document is served', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  // Ajv would refuse the schema first; what is tested here is the plugin's own refusal.
+  app.setValidatorCompiler(() => () => true)
+  await app.register(svcManifest, { ...requiredOptions, discovery: true })
+  app.post('/x', { svc: { description: 'X', params: { type: 'object', properties: { 'a\ud800': { type: 'string' } } } } }, async () => ({}))
+  await t.rejects(Promise.resolve(app.ready()), { code: 'FST_SVC_INVALID_JSON_VALUE' })
+  for (const url of ['/llms.txt', '/.well-known/api-catalog']) {
+    const response = await app.inject({ url })
+    t.equal(response.statusCode, 500, url)
+    t.equal(response.json().code, 'FST_SVC_NOT_READY', url)
+  }
 })

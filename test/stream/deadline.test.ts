@@ -285,3 +285,17 @@ t.test('an MCP tools/call has the deadline too: 504 TIMEOUT as a tool error, the
   t.match(textJson(result), { code: 'TIMEOUT', status: 504 })
   t.match(log.aborted, [{ code: 'TIMEOUT' }])
 })
+
+t.test('calls of one deadline started apart each end at their own deadline', async (t) => {
+  const log = seen()
+  const app = await readyApp(t, { invoke: { timeout: 300 } }, jobRoutes(log))
+  const began = Date.now()
+  const first = execute(app, 'job').then((response) => ({ status: response.statusCode, at: Date.now() - began }))
+  await pause(150)
+  const second = execute(app, 'job').then((response) => ({ status: response.statusCode, at: Date.now() - began }))
+  const [a, b] = await Promise.all([first, second])
+  t.same([a.status, b.status], [504, 504])
+  t.ok(a.at >= 290 && b.at >= 440, `each at its own deadline (${a.at} and ${b.at} ms after the first began)`)
+  t.ok(b.at - a.at >= 100, 'the second later than the first, by about the time between them')
+  t.equal(log.aborted.length, 2)
+})
