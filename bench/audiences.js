@@ -4,11 +4,9 @@
 // view's bytes from a prebuilt Buffer. Server CPU per request, same server, rounds alternating.
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
-import autocannon from 'autocannon'
+import { load, measureRound } from './mcp.js'
 import { BASELINE_PATH, MANIFEST_PATH } from './routes.js'
 import { median, waitForBuild } from './stats.js'
-
-const CONNECTIONS = 10
 
 export async function measureAudiences ({ rounds, duration }) {
   await waitForBuild()
@@ -45,27 +43,4 @@ export async function measureAudiences ({ rounds, duration }) {
     child.send({ type: 'close' })
     await exited
   }
-}
-
-/** Server CPU µs per request over one round of load. */
-async function measureRound (server, target, duration) {
-  const before = await serverCpu(server)
-  const result = await load(target, duration)
-  const after = await serverCpu(server)
-  return (after - before) / result.requests.total
-}
-
-async function load (target, duration) {
-  const result = await autocannon({ ...target, connections: CONNECTIONS, duration })
-  if (result.errors > 0 || result.timeouts > 0 || result.non2xx > 0) {
-    throw new Error(`${target.url}: ${result.errors} errors, ${result.timeouts} timeouts, ${result.non2xx} non-2xx`)
-  }
-  return result
-}
-
-async function serverCpu (server) {
-  const answered = once(server.child, 'message')
-  server.child.send({ type: 'cpu' })
-  const [{ micros }] = await answered
-  return micros
 }

@@ -119,8 +119,8 @@ async function assertSameResult (targets) {
   }
 }
 
-/** Server CPU µs per request over one round of load. */
-async function measureRound (server, target, duration) {
+/** Server CPU µs per request over one round of load (also the audiences benchmark's). */
+export async function measureRound (server, target, duration) {
   const before = await serverCpu(server)
   const result = await load(target, duration)
   const after = await serverCpu(server)
