@@ -59,3 +59,36 @@ t.test('a command that is not paginated, or a page without its items, is refused
   await t.rejects(all(oddClient.paginate('text')), { code: 'SVC_CLIENT_INVALID_RESPONSE', message: /text answered a page without an array "items"/ })
   t.same(await all(oddClient.paginate('more')), [1], 'hasMore: false ends a cursor walk')
 })
+
+t.test('a service that does not move on stops the walk with an error, not a loop', async (t) => {
+  const loop = Fastify()
+  await loop.register(svcManifest, requiredOptions)
+  const cursors: unknown[] = []
+  const cursorQuery = { querystring: { type: 'object', properties: { cursor: { type: 'string' }, limit: { type: 'integer' } } } }
+  const offsetQuery = { querystring: { type: 'object', properties: { offset: { type: 'integer' }, limit: { type: 'integer' } } } }
+  loop.get('/same', { svc: { description: 'Always the same cursor', paginated: true }, schema: cursorQuery }, async (request) => {
+    cursors.push((request.query as { cursor?: string }).cursor)
+    return { items: [cursors.length], nextCursor: 'again' }
+  })
+  loop.get('/circle', { svc: { description: 'Cursors in a circle', paginated: true }, schema: cursorQuery }, async (request) => {
+    const { cursor } = request.query as { cursor?: string }
+    return { items: [cursor ?? 'start'], nextCursor: cursor === 'b' ? 'a' : cursor === 'a' ? 'b' : 'a' }
+  })
+  loop.get('/stuck', { svc: { description: 'Reads no offset', paginated: { style: 'offset', defaultLimit: 2 } }, schema: offsetQuery }, async () => ({ items: ['x', 'y'] }))
+  const client = createManifestClient({ url: `${await listening(t, loop)}/.well-known/svc.json` })
+
+  const seen: unknown[] = []
+  await t.rejects(async () => { for await (const item of client.paginate('same')) seen.push(item) }, {
+    code: 'SVC_CLIENT_INVALID_RESPONSE',
+    message: 'same answered the cursor "again" a second time: its pages go round in a circle, and the walk stops there'
+  })
+  t.strictSame(cursors, [undefined, 'again'], 'the repeated cursor is not sent again')
+  t.strictSame(seen, [1, 2])
+  await t.rejects(all(client.paginate('circle')), { code: 'SVC_CLIENT_INVALID_RESPONSE', message: /circle answered the cursor "a" a second time/ })
+  seen.length = 0
+  await t.rejects(async () => { for await (const item of client.paginate('stuck')) seen.push(item) }, {
+    code: 'SVC_CLIENT_INVALID_RESPONSE',
+    message: 'stuck answered the same items at offset 2 as at offset 0: its route seems not to read "offset", and the walk stops there'
+  })
+  t.strictSame(seen, ['x', 'y'], 'the repeated page is not yielded')
+})
