@@ -27,13 +27,16 @@ export async function measureInvocation ({ rounds, duration, sequences, injectio
     const base = `http://127.0.0.1:${server.port}`
     const direct = { url: base + DIRECT_PATH }
     const execute = { url: `${base}/svc/execute`, method: 'POST', headers: { 'content-type': 'application/json' }, body: EXECUTE_BODY }
+    const outer = { ...execute, url: `${base}/bench/outer` }
     await assertSameResult(server.port)
     await load(direct, 1)
     await load(execute, 1)
-    const rates = { direct: { rates: [], cpu: [] }, execute: { rates: [], cpu: [] } }
+    await load(outer, 1)
+    const rates = { direct: { rates: [], cpu: [] }, execute: { rates: [], cpu: [] }, outer: { rates: [], cpu: [] } }
     for (let round = 0; round < rounds; round++) {
       await measureRound(server, direct, duration, rates.direct)
       await measureRound(server, execute, duration, rates.execute)
+      await measureRound(server, outer, duration, rates.outer)
     }
     const agent = new Agent({ keepAlive: true, maxSockets: 1 })
     const times = { direct: [], pipeline: [] }
@@ -53,12 +56,14 @@ export async function measureInvocation ({ rounds, duration, sequences, injectio
       // Per-pair ratios (round i of one side against round i of the other): what a shared machine's drift
       // from round to round disturbs least.
       cpuRatios: pairs(rates.direct.cpu, rates.execute.cpu, (direct, execute) => direct / execute),
+      ceilingRatios: pairs(rates.direct.cpu, rates.outer.cpu, (direct, outer) => direct / outer),
       rateRatios: pairs(rates.direct.rates, rates.execute.rates, (direct, execute) => execute / direct),
       sequenceRatios: pairs(times.direct, times.pipeline, (direct, pipeline) => pipeline / direct),
       direct: median(rates.direct.rates),
       execute: median(rates.execute.rates),
       directCpu: median(rates.direct.cpu),
       executeCpu: median(rates.execute.cpu),
+      outerCpu: median(rates.outer.cpu),
       directSequence: median(times.direct),
       pipelineSequence: median(times.pipeline)
     }
@@ -102,10 +107,12 @@ async function assertSameResult (port) {
   const agent = new Agent()
   try {
     const direct = JSON.parse(await send(agent, port, 'GET', DIRECT_PATH))
-    const executed = JSON.parse(await send(agent, port, 'POST', '/svc/execute', EXECUTE_BODY))
-    if (JSON.stringify(executed) !== JSON.stringify({ ok: true, result: direct })) {
-      throw new Error(`execute answered ${JSON.stringify(executed)} where the route answered ${JSON.stringify(direct)}`)
+    const executed = await send(agent, port, 'POST', '/svc/execute', EXECUTE_BODY)
+    if (executed !== JSON.stringify({ ok: true, result: direct })) {
+      throw new Error(`execute answered ${executed} where the route answered ${JSON.stringify(direct)}`)
     }
+    const outer = await send(agent, port, 'POST', '/bench/outer', EXECUTE_BODY)
+    if (outer !== executed) throw new Error(`the ceiling's route answered ${outer} where execute answered ${executed}`)
   } finally {
     agent.destroy()
   }
