@@ -50,11 +50,17 @@ export class PieceReader {
   write (response: InnerResponse, chunk: string | Buffer): boolean {
     const kind = this.kind ?? this.kindFor(response.statusCode, response.getHeader('content-type'))
     if (kind === 'held') return false
+    this.read(kind, chunk)
+    return true
+  }
+
+  /** Reads one chunk of a body cut into pieces as `kind`. */
+  read (kind: Exclude<PieceKind, 'held'>, chunk: string | Buffer): void {
     if (kind === 'text') {
       const text = typeof chunk === 'string' || isUtf8(chunk) ? chunk.toString() : undefined
       if (text === undefined) this.onPiece({ text: (chunk as Buffer).toString('base64'), json: false, encoding: 'base64' })
       else this.onPiece({ text, json: false })
-      return true
+      return
     }
     if (kind === 'sse') {
       const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
@@ -70,7 +76,6 @@ export class PieceReader {
       this.parser?.reset()
       this.bound.onOverflow()
     }
-    return true
   }
 
   /** The body ended: the last line of NDJSON may come without its newline. */
@@ -174,7 +179,7 @@ export function bufferedPieces (contentType: string | undefined, body: string | 
   const kind = reader.kindFor(200, contentType)
   // Plain text is not cut here: a buffered call reads it as any other body.
   if (kind !== 'sse' && kind !== 'lines') return undefined
-  reader.write({ statusCode: 200, getHeader: () => contentType } as unknown as InnerResponse, body)
+  reader.read(kind, body)
   reader.end()
   return reader.final ?? { value: pieces }
 }
