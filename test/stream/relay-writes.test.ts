@@ -49,6 +49,24 @@ t.test('a progress report after the call ended is dropped, without an error', as
   t.same(errors, [], 'nothing written after the end')
 })
 
+t.test('a JSON piece over more than one line is framed by its value: an SSE event of two data lines, a line with CR inside', async (t) => {
+  const app = await readyApp(t, {}, (app) => {
+    app.get('/events', { svc: { description: 'Multi-line data', stream: true } }, (request, reply) => {
+      reply.hijack()
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' })
+      reply.raw.end('data: {"a":\ndata: 1}\n\n')
+    })
+    app.get('/spaced', { svc: { description: 'CR as JSON space', stream: true } }, async (request, reply) => {
+      return reply.type('application/x-ndjson').send('{"b":\r2}\n')
+    })
+  })
+  for (const [command, data] of [['events', { a: 1 }], ['spaced', { b: 2 }]] as const) {
+    const streamed = await app.inject({ method: 'POST', url: '/svc/execute', payload: { command, stream: true } })
+    t.same(frames(streamed.body), [{ type: 'chunk', data }, { type: 'done', result: null }], command)
+    t.same((await execute(app, command)).json(), { ok: true, result: [data] }, `${command}, buffered: the same value`)
+  }
+})
+
 t.test('NDJSON written as strings and buffers, characters cut between writes: the same lines, whole', async (t) => {
   const bytes = (text: string): Buffer => Buffer.from(text)
   const cafe = bytes('{"w":"café"}\n')
