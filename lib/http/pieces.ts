@@ -33,8 +33,8 @@ export class PieceReader {
   private kind: PieceKind | undefined
   private parser: EventSourceParser | undefined
   private decoder: StringDecoder | undefined
-  /** A line of NDJSON still being written. */
-  private line = ''
+  /** The bytes of a line of NDJSON still being written, as they came. */
+  private line: Buffer[] = []
   /** What is held of a piece not yet ended. */
   private held = 0
   /** The SSE event named `result`: the final result. */
@@ -48,33 +48,41 @@ export class PieceReader {
 
   /** Reads one chunk of the body; false when the body is held (not cut into pieces). */
   write (response: InnerResponse, chunk: string | Buffer): boolean {
-    const kind = this.kindFor(response.statusCode, response.getHeader('content-type'))
+    const kind = this.kind ?? this.kindFor(response.statusCode, response.getHeader('content-type'))
     if (kind === 'held') return false
+    this.read(kind, chunk)
+    return true
+  }
+
+  /** Reads one chunk of a body cut into pieces as `kind`. */
+  read (kind: Exclude<PieceKind, 'held'>, chunk: string | Buffer): void {
     if (kind === 'text') {
       const text = typeof chunk === 'string' || isUtf8(chunk) ? chunk.toString() : undefined
       if (text === undefined) this.onPiece({ text: (chunk as Buffer).toString('base64'), json: false, encoding: 'base64' })
       else this.onPiece({ text, json: false })
-      return true
+      return
     }
-    const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
-    this.held += text.length
-    if (kind === 'sse') this.parser!.feed(text)
-    else this.lines(text)
+    if (kind === 'sse') {
+      const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
+      this.held += text.length
+      this.parser!.feed(text)
+    } else {
+      this.lines(chunk)
+    }
     if (this.bound !== undefined && this.held > this.bound.limit) {
       // What is held is let go, and whatever the route still writes is held to the bound again.
-      this.line = ''
+      this.line = []
       this.held = 0
       this.parser?.reset()
       this.bound.onOverflow()
     }
-    return true
   }
 
   /** The body ended: the last line of NDJSON may come without its newline. */
   end (): void {
-    if (this.kind === 'lines') {
-      this.piece(this.line)
-      this.line = ''
+    if (this.kind === 'lines' && this.line.length > 0) {
+      const line = this.heldLine()
+      this.piece(line, 0, line.length)
     }
   }
 
@@ -99,30 +107,65 @@ export class PieceReader {
       })
       return 'sse'
     }
-    if (type === 'application/x-ndjson' || type === 'application/jsonl') {
-      this.decoder = new StringDecoder('utf8')
-      return 'lines'
-    }
+    if (type === 'application/x-ndjson' || type === 'application/jsonl') return 'lines'
     return 'text'
   }
 
-  private lines (text: string): void {
-    // Only the new text is searched for the line's end, so a long line costs its length once.
-    const end = text.lastIndexOf('\n')
+  /**
+   * Lines are cut on the route's bytes (a newline byte is never part of another character) and each line is
+   * decoded alone: no decoder, no split, no join of decoded text. A line's start that came in earlier chunks
+   * is held as bytes, so a character cut between two chunks is whole again when the line ends.
+   */
+  private lines (chunk: string | Buffer): void {
+    let end = newlineIn(chunk, 0)
     if (end === -1) {
-      this.line += text
+      this.hold(chunk, 0)
       return
     }
-    const lines = (this.line + text.slice(0, end)).split('\n')
-    this.line = text.slice(end + 1)
-    this.held = this.line.length
-    for (const line of lines) this.piece(line)
+    let start = 0
+    if (this.line.length > 0) {
+      this.line.push(typeof chunk === 'string' ? Buffer.from(chunk.slice(0, end)) : chunk.subarray(0, end))
+      const line = this.heldLine()
+      this.piece(line, 0, line.length)
+      start = end + 1
+      end = newlineIn(chunk, start)
+    }
+    while (end !== -1) {
+      this.piece(chunk, start, end)
+      start = end + 1
+      end = newlineIn(chunk, start)
+    }
+    this.held = 0
+    if (start < chunk.length) this.hold(chunk, start)
   }
 
-  private piece (line: string): void {
-    const text = line.endsWith('\r') ? line.slice(0, -1) : line
+  /** Holds the start of a line, copied: the route may reuse its buffer once its write is taken. */
+  private hold (chunk: string | Buffer, start: number): void {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk.slice(start)) : Buffer.from(chunk.subarray(start))
+    this.line.push(bytes)
+    this.held += bytes.length
+  }
+
+  /** The line held, whole, and let go. */
+  private heldLine (): Buffer {
+    const bytes = this.line.length === 1 ? this.line[0] : Buffer.concat(this.line)
+    this.line = []
+    this.held = 0
+    return bytes
+  }
+
+  /** The line from `start` to `end` (a newline, or the body's end); a `\r` before its end is not its own. */
+  private piece (chunk: string | Buffer, start: number, end: number): void {
+    if (end > start && (typeof chunk === 'string' ? chunk.charCodeAt(end - 1) : chunk[end - 1]) === CR) end--
+    const text = typeof chunk === 'string' ? chunk.slice(start, end) : chunk.toString('utf8', start, end)
     if (text.trim() !== '') this.onPiece(pieceOf(text))
   }
+}
+
+const CR = 0x0d
+
+function newlineIn (chunk: string | Buffer, from: number): number {
+  return typeof chunk === 'string' ? chunk.indexOf('\n', from) : chunk.indexOf(0x0a, from)
 }
 
 /**
@@ -136,7 +179,7 @@ export function bufferedPieces (contentType: string | undefined, body: string | 
   const kind = reader.kindFor(200, contentType)
   // Plain text is not cut here: a buffered call reads it as any other body.
   if (kind !== 'sse' && kind !== 'lines') return undefined
-  reader.write({ statusCode: 200, getHeader: () => contentType } as unknown as InnerResponse, body)
+  reader.read(kind, body)
   reader.end()
   return reader.final ?? { value: pieces }
 }

@@ -3,7 +3,7 @@ import type { OutgoingHttpHeaders } from 'node:http'
 import { CallCancelled, type Progress } from '../util/call-control.js'
 import type { InnerResponse, ResponseTap } from './inner.js'
 import type { Outcome } from './outcome.js'
-import { PieceReader, type Piece } from './pieces.js'
+import { PieceReader, valueOf, type Piece } from './pieces.js'
 import { EVENT_STREAM_HEAD } from '../util/event-stream.js'
 
 /**
@@ -69,11 +69,12 @@ export class StreamRelay implements ResponseTap {
 
   /**
    * A `chunk` frame. A piece's JSON text is written into the frame as it is, unless it spans lines, which
-   * would break the event.
+   * would break the event: then its value is.
    */
   private chunk (piece: Piece): void {
-    if (piece.json && !LINE_BREAK.test(piece.text)) this.send(`data: {"type":"chunk","data":${piece.text}}\n\n`)
-    else this.frame(piece.encoding === undefined ? { type: 'chunk', data: piece.text } : { type: 'chunk', data: piece.text, encoding: piece.encoding })
+    if (piece.json && piece.text.indexOf('\n') === -1 && piece.text.indexOf('\r') === -1) this.send(`data: {"type":"chunk","data":${piece.text}}\n\n`)
+    else if (piece.encoding === undefined) this.frame({ type: 'chunk', data: valueOf(piece) })
+    else this.frame({ type: 'chunk', data: piece.text, encoding: piece.encoding })
   }
 
   private frame (value: Record<string, unknown>, last = false): void {
@@ -104,8 +105,6 @@ export class StreamRelay implements ResponseTap {
     }
   }
 }
-
-const LINE_BREAK = /[\r\n]/
 
 /** The most characters of frames held for one write. */
 const FLUSH_AT = 64 * 1024

@@ -3,9 +3,11 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import t from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { listening } from '../helpers/net.js'
+import { execute } from '../helpers/invoke.js'
 
 // How a streamed execute writes its frames: a route that writes much in one turn has its frames sent as
 // they fill a write, not held to the end of the turn; a progress report after the call ended goes nowhere.
+// How NDJSON is cut into lines whatever the route's writes: strings and buffers, characters cut between them.
 
 /** The `data:` frames of an event-stream body, parsed. */
 function frames (body: string): Array<Record<string, unknown>> {
@@ -45,4 +47,46 @@ t.test('a progress report after the call ended is dropped, without an error', as
   while (reported.length === 0) await sleep(10)
   await sleep(20)
   t.same(errors, [], 'nothing written after the end')
+})
+
+t.test('a JSON piece over more than one line is framed by its value: an SSE event of two data lines, a line with CR inside', async (t) => {
+  const app = await readyApp(t, {}, (app) => {
+    app.get('/events', { svc: { description: 'Multi-line data', stream: true } }, (request, reply) => {
+      reply.hijack()
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' })
+      reply.raw.end('data: {"a":\ndata: 1}\n\n')
+    })
+    app.get('/spaced', { svc: { description: 'CR as JSON space', stream: true } }, async (request, reply) => {
+      return reply.type('application/x-ndjson').send('{"b":\r2}\n')
+    })
+  })
+  for (const [command, data] of [['events', { a: 1 }], ['spaced', { b: 2 }]] as const) {
+    const streamed = await app.inject({ method: 'POST', url: '/svc/execute', payload: { command, stream: true } })
+    t.same(frames(streamed.body), [{ type: 'chunk', data }, { type: 'done', result: null }], command)
+    t.same((await execute(app, command)).json(), { ok: true, result: [data] }, `${command}, buffered: the same value`)
+  }
+})
+
+t.test('NDJSON written as strings and buffers, characters cut between writes: the same lines, whole', async (t) => {
+  const bytes = (text: string): Buffer => Buffer.from(text)
+  const cafe = bytes('{"w":"café"}\n')
+  const euro = bytes('{"e":"€"}\r\n   \n{"s":')
+  const smile = bytes('}\n🙂 not json')
+  // Cut inside é (2 bytes), € (3) and 🙂 (4); a line held over buffers and strings; a blank line; no last newline.
+  const writes = [
+    cafe.subarray(0, 10), Buffer.concat([cafe.subarray(10), euro.subarray(0, 8)]), euro.subarray(8),
+    '"strïng"}\n{"u":2}\n{"t":', '1', smile.subarray(0, 4), smile.subarray(4)
+  ]
+  const app = await readyApp(t, {}, (app) => {
+    app.get('/mixed', { svc: { description: 'Lines in odd writes', stream: true } }, (request, reply) => {
+      reply.hijack()
+      reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson' })
+      for (const chunk of writes) reply.raw.write(chunk)
+      reply.raw.end()
+    })
+  })
+  const pieces = [{ w: 'café' }, { e: '€' }, { s: 'strïng' }, { u: 2 }, { t: 1 }, '🙂 not json']
+  const streamed = await app.inject({ method: 'POST', url: '/svc/execute', payload: { command: 'mixed', stream: true } })
+  t.same(frames(streamed.body), [...pieces.map((data) => ({ type: 'chunk', data })), { type: 'done', result: null }], 'streamed: one chunk frame a line')
+  t.same((await execute(app, 'mixed')).json(), { ok: true, result: pieces }, 'buffered: the array of the lines')
 })
