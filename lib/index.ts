@@ -8,16 +8,13 @@ import { Lifecycle } from './lifecycle.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
 import { LiveCalls, svcOf, type SvcRequest } from './http/call.js'
 import { Dispatcher } from './http/dispatch.js'
-import { registerDiscovery } from './http/discovery.js'
 import type { EndpointContext, RegisterEndpoint } from './http/endpoint.js'
 import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
 import { registerManifestRoutes } from './http/manifest.js'
-import { McpEndpoint } from './http/mcp.js'
 import { registerOAuthMetadata } from './http/oauth-metadata.js'
 import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
-import { registerUiRoutes } from './http/ui.js'
 import { DEFAULT_INVOKE_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, readOptions } from './options.js'
 import type { SvcManifestOptions } from './option-types.js'
 import { RealtimeOnDemand } from './realtime/on-demand.js'
@@ -101,15 +98,31 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   })
 }
 
-/** The plugin's endpoints, in the order they name themselves in the manifest's `Link` header. */
+/**
+ * The plugin's endpoints, in the order they name themselves in the manifest's `Link` header. Those of a
+ * feature that is off unless the app turns it on (MCP, the page, discovery) are chunks of the build, loaded
+ * when it is on: an app without them does not compile their code when it imports the plugin.
+ */
 const ENDPOINTS: RegisterEndpoint[] = [
   registerManifestRoutes,
   registerInvokeRoutes,
   registerStreams,
-  McpEndpoint.register,
+  async (fastify, config, context) => {
+    if (config.mcp === false) return
+    const { McpEndpoint } = await import('./http/mcp.js')
+    await McpEndpoint.register(fastify, config, config.mcp, context)
+  },
   registerOAuthMetadata,
-  registerUiRoutes,
-  registerDiscovery
+  async (fastify, config, context) => {
+    if (config.ui === false) return
+    const { registerUiRoutes } = await import('./http/ui.js')
+    await registerUiRoutes(fastify, config, context)
+  },
+  async (fastify, config, context) => {
+    if (!config.discovery) return
+    const { registerDiscovery } = await import('./http/discovery.js')
+    registerDiscovery(fastify, config, context)
+  }
 ]
 
 /** The plugin. Register it before the routes it should describe. */

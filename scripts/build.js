@@ -7,6 +7,7 @@
 // The human page (lib/ui/page/) is bundled for browsers into dist/ui/. `node scripts/build.js --ui` writes
 // only dist/ui/ (the tests of the page do, when lib/ui/ is newer than what dist/ui/ holds).
 import { copyFile, readFile, rename, rm } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import { build } from 'esbuild'
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'))
@@ -32,6 +33,7 @@ if (!uiOnly) {
     sourcemap: true,
     // The maps name the files of lib/, as tsc's did; the package does not ship lib/ nor copy it into the maps.
     sourcesContent: false,
+    plugins: [featuresReachTheEntry()],
     logLevel: 'warning'
   })
 }
@@ -56,6 +58,29 @@ async function buildUi (outdir) {
   await rename(staging, outdir).catch(ignoreCode('ENOTEMPTY', 'EEXIST'))
   await rm(staging, { recursive: true, force: true })
   await rm(old, { recursive: true, force: true })
+}
+
+/**
+ * lib/index.ts imports the endpoints of the features an app turns on (MCP, the page, discovery) when it
+ * registers them, so each is a chunk of its own. esbuild puts a module in one chunk per set of entries that
+ * reach it: what such a feature shares with the main entry would be spread over a chunk per combination
+ * of features, each one more file for every app to load. Each feature is made to import lib/index.ts
+ * (already loaded when the feature is), so the code it shares with the main entry stays in the chunks the
+ * main entry loads anyway.
+ */
+function featuresReachTheEntry () {
+  return { name: 'features-reach-the-entry', setup }
+  function setup (build) {
+    build.onResolve({ filter: /^\.\/http\/[a-z]+\.js$/ }, ({ path, importer, kind }) => {
+      if (kind !== 'dynamic-import' || !importer.endsWith('/lib/index.ts')) return undefined
+      return { path: resolve(dirname(importer), path.replace(/\.js$/, '.ts')), namespace: 'feature', pluginData: { entry: importer } }
+    })
+    build.onLoad({ filter: /.*/, namespace: 'feature' }, ({ path, pluginData }) => ({
+      contents: `import ${JSON.stringify(pluginData.entry)}\nexport * from ${JSON.stringify(path)}\n`,
+      resolveDir: dirname(path),
+      loader: 'js'
+    }))
+  }
 }
 
 function ignoreCode (...codes) {
