@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import fp from 'fastify-plugin'
+import type fastifyPlugin from 'fastify-plugin'
 import { RouteCollector } from './collect/collector.js'
 import { Declarations, shareType } from './collect/declarations.js'
 import type { SvcRouteOptions } from './collect/svc-option.js'
@@ -124,6 +125,12 @@ const ENDPOINTS: RegisterEndpoint[] = [
     registerDiscovery(fastify, config, context)
   }
 ]
+
+/**
+ * fastify-plugin is CommonJS: required rather than imported, it is loaded without the ES module loader's
+ * parse of its source for named exports and the module it wraps it in (lib/errors.ts does the same).
+ */
+const fp = createRequire(import.meta.url)('fastify-plugin') as typeof fastifyPlugin
 
 /** The plugin. Register it before the routes it should describe. */
 export const svcManifest = fp(plugin, { fastify: '5.x', name: 'fastify-svc-manifest' })
