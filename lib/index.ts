@@ -8,7 +8,7 @@ import { UnseenRoutes } from './collect/unseen-routes.js'
 import { Lifecycle } from './lifecycle.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
 import { LiveCalls, svcOf, type SvcRequest } from './http/call.js'
-import { Dispatcher } from './http/dispatch.js'
+import type { Dispatcher } from './http/dispatch.js'
 import type { EndpointContext, RegisterEndpoint } from './http/endpoint.js'
 import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
@@ -65,19 +65,23 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     liveCalls.abortAll()
     done()
   })
+  let dispatcher: Promise<Dispatcher> | undefined
   const context: EndpointContext = {
     links: new EndpointLinks(),
     origins: new OriginPolicy(config),
     auth,
-    dispatcher: new Dispatcher(
-      fastify,
-      () => lifecycle.built?.catalog,
-      config.invoke === false ? DEFAULT_MAX_RESULT_BYTES : config.invoke.maxResultBytes,
-      lifecycle,
-      config.invoke === false ? DEFAULT_INVOKE_TIMEOUT : config.invoke.timeout,
-      liveCalls,
-      auth
-    ),
+    dispatcher: () => {
+      dispatcher ??= import('./http/dispatch.js').then(({ Dispatcher }) => new Dispatcher(
+        fastify,
+        () => lifecycle.built?.catalog,
+        config.invoke === false ? DEFAULT_MAX_RESULT_BYTES : config.invoke.maxResultBytes,
+        lifecycle,
+        config.invoke === false ? DEFAULT_INVOKE_TIMEOUT : config.invoke.timeout,
+        liveCalls,
+        auth
+      ))
+      return dispatcher
+    },
     declarations,
     prepared: () => lifecycle.built?.prepared,
     views: () => lifecycle.built?.views,

@@ -111,8 +111,8 @@ export class McpEndpoint {
    * is on, with its settings. The tools are made once the catalog is built.
    */
   static async register (fastify: FastifyInstance, config: McpConfig, mcp: McpLimits & { path: string }, context: EndpointContext): Promise<void> {
-    const { dispatcher, onCatalog, auth, declarations, realtime } = context
-    const sdk = await loadHttpSdk()
+    const { onCatalog, auth, declarations, realtime } = context
+    const [sdk, dispatcher] = await Promise.all([loadHttpSdk(), context.dispatcher()])
     const instructions = config.about === undefined ? config.description : `${config.description}\n\n${config.about}`
     const maxBatch = config.invoke === false ? DEFAULT_MAX_STEPS : config.invoke.maxSteps
     const channels: ChannelAccess = {
