@@ -1,4 +1,12 @@
-import createError from '@fastify/error'
+import { createRequire } from 'node:module'
+import type createErrorOf from '@fastify/error'
+
+/**
+ * @fastify/error is CommonJS, and Fastify has required it already: required rather than imported, it is
+ * the module Fastify loaded, without the ES module loader's parse of its source for named exports and the
+ * module it wraps it in, at every start of an app.
+ */
+const createError = createRequire(import.meta.url)('@fastify/error') as typeof createErrorOf
 
 /**
  * Every error the plugin raises, keyed by its stable code. Each takes one argument: the sentence that

@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module'
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
-import fp from 'fastify-plugin'
+import type fastifyPlugin from 'fastify-plugin'
 import { RouteCollector } from './collect/collector.js'
 import { Declarations, shareType } from './collect/declarations.js'
 import type { SvcRouteOptions } from './collect/svc-option.js'
@@ -7,17 +8,14 @@ import { UnseenRoutes } from './collect/unseen-routes.js'
 import { Lifecycle } from './lifecycle.js'
 import { BearerAuth, CREDENTIAL_PROPERTY } from './http/auth.js'
 import { LiveCalls, svcOf, type SvcRequest } from './http/call.js'
-import { Dispatcher } from './http/dispatch.js'
-import { registerDiscovery } from './http/discovery.js'
+import type { Dispatcher } from './http/dispatch.js'
 import type { EndpointContext, RegisterEndpoint } from './http/endpoint.js'
 import { registerInvokeRoutes } from './http/invoke.js'
 import { EndpointLinks } from './http/links.js'
 import { registerManifestRoutes } from './http/manifest.js'
-import { McpEndpoint } from './http/mcp.js'
 import { registerOAuthMetadata } from './http/oauth-metadata.js'
 import { OriginPolicy } from './http/origins.js'
 import { registerStreams } from './http/streams.js'
-import { registerUiRoutes } from './http/ui.js'
 import { DEFAULT_INVOKE_TIMEOUT, DEFAULT_MAX_RESULT_BYTES, readOptions } from './options.js'
 import type { SvcManifestOptions } from './option-types.js'
 import { RealtimeOnDemand } from './realtime/on-demand.js'
@@ -67,19 +65,23 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
     liveCalls.abortAll()
     done()
   })
+  let dispatcher: Promise<Dispatcher> | undefined
   const context: EndpointContext = {
     links: new EndpointLinks(),
     origins: new OriginPolicy(config),
     auth,
-    dispatcher: new Dispatcher(
-      fastify,
-      () => lifecycle.built?.catalog,
-      config.invoke === false ? DEFAULT_MAX_RESULT_BYTES : config.invoke.maxResultBytes,
-      lifecycle,
-      config.invoke === false ? DEFAULT_INVOKE_TIMEOUT : config.invoke.timeout,
-      liveCalls,
-      auth
-    ),
+    dispatcher: () => {
+      dispatcher ??= import('./http/dispatch.js').then(({ Dispatcher }) => new Dispatcher(
+        fastify,
+        () => lifecycle.built?.catalog,
+        config.invoke === false ? DEFAULT_MAX_RESULT_BYTES : config.invoke.maxResultBytes,
+        lifecycle,
+        config.invoke === false ? DEFAULT_INVOKE_TIMEOUT : config.invoke.timeout,
+        liveCalls,
+        auth
+      ))
+      return dispatcher
+    },
     declarations,
     prepared: () => lifecycle.built?.prepared,
     views: () => lifecycle.built?.views,
@@ -101,16 +103,38 @@ const plugin: FastifyPluginAsync<SvcManifestOptions> = async (fastify, options) 
   })
 }
 
-/** The plugin's endpoints, in the order they name themselves in the manifest's `Link` header. */
+/**
+ * The plugin's endpoints, in the order they name themselves in the manifest's `Link` header. Those of a
+ * feature that is off unless the app turns it on (MCP, the page, discovery) are chunks of the build, loaded
+ * when it is on: an app without them does not compile their code when it imports the plugin.
+ */
 const ENDPOINTS: RegisterEndpoint[] = [
   registerManifestRoutes,
   registerInvokeRoutes,
   registerStreams,
-  McpEndpoint.register,
+  async (fastify, config, context) => {
+    if (config.mcp === false) return
+    const { McpEndpoint } = await import('./http/mcp.js')
+    await McpEndpoint.register(fastify, config, config.mcp, context)
+  },
   registerOAuthMetadata,
-  registerUiRoutes,
-  registerDiscovery
+  async (fastify, config, context) => {
+    if (config.ui === false) return
+    const { registerUiRoutes } = await import('./http/ui.js')
+    await registerUiRoutes(fastify, config, context)
+  },
+  async (fastify, config, context) => {
+    if (!config.discovery) return
+    const { registerDiscovery } = await import('./http/discovery.js')
+    registerDiscovery(fastify, config, context)
+  }
 ]
+
+/**
+ * fastify-plugin is CommonJS: required rather than imported, it is loaded without the ES module loader's
+ * parse of its source for named exports and the module it wraps it in (lib/errors.ts does the same).
+ */
+const fp = createRequire(import.meta.url)('fastify-plugin') as typeof fastifyPlugin
 
 /** The plugin. Register it before the routes it should describe. */
 export const svcManifest = fp(plugin, { fastify: '5.x', name: 'fastify-svc-manifest' })

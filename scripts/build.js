@@ -7,6 +7,7 @@
 // The human page (lib/ui/page/) is bundled for browsers into dist/ui/. `node scripts/build.js --ui` writes
 // only dist/ui/ (the tests of the page do, when lib/ui/ is newer than what dist/ui/ holds).
 import { copyFile, readFile, rename, rm } from 'node:fs/promises'
+import { dirname, join, resolve } from 'node:path'
 import { build } from 'esbuild'
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'))
@@ -32,6 +33,7 @@ if (!uiOnly) {
     sourcemap: true,
     // The maps name the files of lib/, as tsc's did; the package does not ship lib/ nor copy it into the maps.
     sourcesContent: false,
+    plugins: [onDemandReachesTheEntry()],
     logLevel: 'warning'
   })
 }
@@ -56,6 +58,33 @@ async function buildUi (outdir) {
   await rename(staging, outdir).catch(ignoreCode('ENOTEMPTY', 'EEXIST'))
   await rm(staging, { recursive: true, force: true })
   await rm(old, { recursive: true, force: true })
+}
+
+/**
+ * The main entry loads some of its modules with `import()` when an app needs them: the endpoints of the
+ * features an app turns on (MCP, the page, discovery) when it registers them, the calls of commands on the
+ * first one, the realtime hub when it starts. Each is a chunk of its own. esbuild puts a module in one chunk
+ * per set of entries that reach it: what such a module shares with the main entry would be spread over a
+ * chunk per combination of them, each one more file for every app to load at import. Each is made to import
+ * lib/index.ts (loaded already when it is), so the code it shares with the main entry stays in the files
+ * the main entry loads anyway.
+ */
+function onDemandReachesTheEntry () {
+  const lib = resolve('lib')
+  const entry = join(lib, 'index.ts')
+  return { name: 'on-demand-reaches-the-entry', setup }
+  function setup (build) {
+    build.onResolve({ filter: /^\.\.?\// }, ({ path, importer, kind }) => {
+      // The client and the CLI are entries of their own, which must not load the plugin.
+      if (kind !== 'dynamic-import' || !importer.startsWith(`${lib}/`) || /\/lib\/(?:cli|client)\//.test(importer)) return undefined
+      return { path: resolve(dirname(importer), path.replace(/\.js$/, '.ts')), namespace: 'on-demand' }
+    })
+    build.onLoad({ filter: /.*/, namespace: 'on-demand' }, ({ path }) => ({
+      contents: `import ${JSON.stringify(entry)}\nexport * from ${JSON.stringify(path)}\n`,
+      resolveDir: dirname(path),
+      loader: 'js'
+    }))
+  }
 }
 
 function ignoreCode (...codes) {

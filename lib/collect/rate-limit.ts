@@ -1,10 +1,16 @@
-import { parse } from '@lukeed/ms'
+import { createRequire } from 'node:module'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import type { ManifestRateLimit } from '../manifest/types.js'
 import { isPlainObject } from '../util/objects.js'
 import { invalid } from './checks.js'
 
 const RATE_LIMIT_PLUGIN = '@fastify/rate-limit'
+
+/**
+ * @fastify/rate-limit's parser of a text window, loaded when a route first has one: an app without one
+ * does not load the package when it imports the plugin.
+ */
+let parseWindow: ((text: string) => number | undefined) | undefined
 
 /** `svc.rateLimit`: `{ maxRequests, windowMs }`, whole numbers, checked and copied in this key order. */
 export function readSvcRateLimit (value: unknown, route: string): ManifestRateLimit {
@@ -47,5 +53,6 @@ function windowOf (timeWindow: unknown): number | undefined {
   if (typeof timeWindow === 'number') return requestCount(timeWindow)
   if (typeof timeWindow !== 'string') return undefined
   // The parser @fastify/rate-limit itself reads a text window with: the manifest says what the plugin applies.
-  return requestCount(parse(timeWindow))
+  parseWindow ??= (createRequire(import.meta.url)('@lukeed/ms') as typeof import('@lukeed/ms')).parse
+  return requestCount(parseWindow(timeWindow))
 }

@@ -13,7 +13,6 @@ export const API_CATALOG_PATH = '/.well-known/api-catalog'
 export const LLMS_TXT_PATH = '/llms.txt'
 
 export interface DiscoveryConfig extends RouteLogConfig {
-  discovery: boolean
   baseUrl: string
   /** The manifest's path. */
   path: string
@@ -35,12 +34,11 @@ export function discoveryDocuments (manifest: Readonly<Manifest>, urls: ServiceU
 }
 
 /**
- * With `discovery` on: `GET` and `HEAD` of the API catalog (RFC 9727) and of `/llms.txt`, both named in the
+ * What `discovery: true` adds (the plugin calls it then): `GET` and `HEAD` of the API catalog (RFC 9727) and of `/llms.txt`, both named in the
  * manifest's `Link` header. Each is made once, when the manifest is built, and served as the manifest is:
  * precomputed bytes and headers, an ETag of its own, 304 on `If-None-Match`, public, never a cookie.
  */
 export function registerDiscovery (fastify: FastifyInstance, config: DiscoveryConfig, context: EndpointContext): void {
-  if (!config.discovery) return
   // RFC 9727 §2: a HEAD of the catalog answers this header; so do its GET and its 304.
   const catalogLink = `<${API_CATALOG_PATH}>; rel="${LINK_RELATIONS.apiCatalog}"`
   let catalog: PreparedResponse | undefined

@@ -23,7 +23,11 @@ export interface EndpointContext {
   readonly origins: OriginPolicy
   /** Bearer auth, and the one watch rule of channels (`auth.watchRule`) for the streams and MCP. */
   readonly auth: BearerAuth
-  readonly dispatcher: Dispatcher
+  /**
+   * Runs the calls of commands (execute, pipeline, MCP). Its code is loaded, and the dispatcher made, on first
+   * use: an app that never calls a command through them does not compile it when it starts.
+   */
+  readonly dispatcher: () => Promise<Dispatcher>
   readonly declarations: Declarations
   /** The public view's response. Undefined until `ready()` has built the manifest, and when it failed. */
   readonly prepared: () => PreparedResponse | undefined

@@ -33,7 +33,6 @@ export interface McpConfig extends RouteLogConfig {
   version: string
   description: string
   about?: string
-  mcp: false | McpLimits & { path: string }
   /** Its `maxBufferBytes` bounds every SSE stream of the endpoint; its `heartbeat`, their comments. */
   realtime: { maxBufferBytes: number, heartbeat: number }
   /** With `auth`, reading or subscribing to a channel needs a valid credential, as watching it does. */
@@ -108,13 +107,12 @@ export class McpEndpoint {
   }
 
   /**
-   * Loads the SDK (an optional peer) and adds the routes and their link, when `mcp` is on; the tools are
-   * made once the catalog is built.
+   * Loads the SDK (an optional peer) and adds the routes and their link: the plugin calls it when `mcp`
+   * is on, with its settings. The tools are made once the catalog is built.
    */
-  static async register (fastify: FastifyInstance, config: McpConfig, context: EndpointContext): Promise<void> {
-    if (config.mcp === false) return
-    const { dispatcher, onCatalog, auth, declarations, realtime } = context
-    const sdk = await loadHttpSdk()
+  static async register (fastify: FastifyInstance, config: McpConfig, mcp: McpLimits & { path: string }, context: EndpointContext): Promise<void> {
+    const { onCatalog, auth, declarations, realtime } = context
+    const [sdk, dispatcher] = await Promise.all([loadHttpSdk(), context.dispatcher()])
     const instructions = config.about === undefined ? config.description : `${config.description}\n\n${config.about}`
     const maxBatch = config.invoke === false ? DEFAULT_MAX_STEPS : config.invoke.maxSteps
     const channels: ChannelAccess = {
@@ -122,7 +120,7 @@ export class McpEndpoint {
       auth,
       realtime: () => realtime.current as Realtime
     }
-    const { path, ...limits } = config.mcp
+    const { path, ...limits } = mcp
     const streams = new McpStreams(config.realtime, fastify.log)
     streams.watch(fastify.server)
     const keepAliveMs = config.realtime.heartbeat * 1000
