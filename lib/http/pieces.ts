@@ -35,7 +35,7 @@ export class PieceReader {
   private decoder: StringDecoder | undefined
   /** The bytes of a line of NDJSON still being written, as they came. */
   private line: Buffer[] = []
-  /** What is held of a piece not yet ended. */
+  /** The bytes held of a piece not yet ended. */
   private held = 0
   /** The SSE event named `result`: the final result. */
   final: { value: unknown } | undefined
@@ -63,9 +63,9 @@ export class PieceReader {
       return
     }
     if (kind === 'sse') {
-      const text = typeof chunk === 'string' ? chunk : this.decoder!.write(chunk)
-      this.held += text.length
-      this.parser!.feed(text)
+      // Held bytes are counted as an NDJSON line's are: the bound is in bytes.
+      this.held += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length
+      this.parser!.feed(typeof chunk === 'string' ? chunk : this.decoder!.write(chunk))
     } else {
       this.lines(chunk)
     }

@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import t from 'tap'
 import { readyApp } from '../helpers/app.js'
 import { listening } from '../helpers/net.js'
@@ -89,4 +90,26 @@ t.test('NDJSON written as strings and buffers, characters cut between writes: th
   const streamed = await app.inject({ method: 'POST', url: '/svc/execute', payload: { command: 'mixed', stream: true } })
   t.same(frames(streamed.body), [...pieces.map((data) => ({ type: 'chunk', data })), { type: 'done', result: null }], 'streamed: one chunk frame a line')
   t.same((await execute(app, 'mixed')).json(), { ok: true, result: pieces }, 'buffered: the array of the lines')
+})
+
+t.test('a piece not yet ended is held to the byte budget in bytes, an SSE event as an NDJSON line', async (t) => {
+  // 40,000 characters of 2 bytes each: 80,000 bytes, past a budget of 65,536, in fewer characters than it.
+  const wide = 'é'.repeat(40_000)
+  /** Writes the start of a piece, and its end only on a later turn: held in between. */
+  const twoWrites = (type: string, start: string, end: string) => (request: FastifyRequest, reply: FastifyReply) => {
+    reply.hijack()
+    reply.raw.writeHead(200, { 'content-type': type })
+    reply.raw.write(start)
+    setImmediate(() => { if (!reply.raw.destroyed) reply.raw.end(end) })
+  }
+  const app = await readyApp(t, { invoke: { maxResultBytes: 64 * 1024 } }, (app) => {
+    app.get('/wide-event', { svc: { name: 'wideEvent', description: 'A wide SSE event', stream: true } }, twoWrites('text/event-stream', `data: "${wide}`, '"\n\n'))
+    app.get('/wide-line', { svc: { name: 'wideLine', description: 'A wide NDJSON line', stream: true } }, twoWrites('application/x-ndjson', `"${wide}`, '"\n'))
+  })
+  for (const command of ['wideEvent', 'wideLine']) {
+    const streamed = await app.inject({ method: 'POST', url: '/svc/execute', payload: { command, stream: true } })
+    // Refused before any frame: the ordinary envelope.
+    t.equal(streamed.statusCode, 413, command)
+    t.match(streamed.json(), { ok: false, error: { code: 'PAYLOAD_TOO_LARGE', message: /A piece of the route's stream passed 65536 bytes/ } }, command)
+  }
 })
